@@ -1,0 +1,84 @@
+// GravitySolver: the one interface through which every force backend is used
+// (DESIGN.md "Data flow of one step").
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/particle_set.hpp"
+#include "core/timer.hpp"
+#include "physics/mac.hpp"
+#include "physics/softening.hpp"
+
+namespace hoshi {
+
+enum class SolverKind { direct, tree, automatic };
+enum class Backend { cpu, cuda, automatic };
+enum class Precision { float32, float64 };
+enum class WalkKind { group, particle };
+
+// Tree parameters (DESIGN.md decisions 4 and 5).
+struct TreeParams {
+  double theta = 0.5;
+  Criterion criterion = Criterion::barnes94;
+  int order = 2;          // 1 monopole, 2 monopole + quadrupole
+  double alpha = 0.0025;  // relative criterion (Gadget's ErrTolForceAcc)
+  int n_leaf = 16;        // a node with <= n_leaf particles is a leaf
+  int n_group = 64;       // group walk: particles per group at most
+  WalkKind walk = WalkKind::group;
+};
+
+struct SolverConfig {
+  SolverKind solver = SolverKind::automatic;
+  Backend backend = Backend::automatic;
+  Precision precision = Precision::float32;  // float64: the double reference (direct only)
+  double G = 1.0;
+  double eps = 0.0;  // Plummer-equivalent softening length
+  Softening softening = Softening::plummer;
+  TreeParams tree;
+};
+
+// What one force evaluation did.
+struct ForceStats {
+  std::uint64_t pp = 0;  // particle-particle interactions, total
+  std::uint64_t pc = 0;  // particle-cell interactions, total
+  PhaseTimes seconds;  // per phase: "keys", "sort", "permute", "build", "moments", "walk", "direct"
+  double total_seconds = 0;
+};
+
+class GravitySolver {
+ public:
+  virtual ~GravitySolver() = default;
+  // Fills p.ax, p.ay, p.az (G included) and p.pot (potential per unit mass, G included,
+  // self term excluded) for every particle, in the set's current order.
+  virtual ForceStats compute(ParticleSet& p) = 0;
+  virtual std::string name() const = 0;     // "direct" or "tree"
+  virtual std::string backend() const = 0;  // "cpu" or "cuda"
+};
+
+// Below this N, --solver auto uses direct summation (measured; docs/performance.md).
+std::size_t direct_tree_crossover_n();
+
+// The solver that `config` asks for, resolving "auto" for `n` particles.
+// Throws std::invalid_argument for an impossible request (for example --backend cuda in a
+// build without CUDA, or no device).
+std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n);
+
+// Validates parameters; throws std::invalid_argument naming the bad value.
+void validate(const SolverConfig& config);
+
+// Names used on the command line and in files.
+std::string to_string(SolverKind);
+std::string to_string(Backend);
+std::string to_string(Criterion);
+std::string to_string(Softening);
+std::string to_string(WalkKind);
+SolverKind parse_solver_kind(const std::string&);
+Backend parse_backend(const std::string&);
+Criterion parse_criterion(const std::string&);
+Softening parse_softening(const std::string&);
+WalkKind parse_walk(const std::string&);
+Precision parse_precision(const std::string&);
+
+}  // namespace hoshi
