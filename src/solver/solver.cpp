@@ -6,6 +6,10 @@
 
 #include "core/checks.hpp"
 #include "direct/direct.hpp"
+#ifdef HOSHI_HAVE_CUDA
+#include "gpu/cuda_solvers.hpp"
+#include "gpu/device.hpp"
+#endif
 
 namespace hoshi {
 
@@ -72,14 +76,31 @@ void validate(const SolverConfig& c) {
 std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n) {
   validate(c);
   Backend backend = c.backend;
+#ifdef HOSHI_HAVE_CUDA
+  // auto: CUDA when a device is present, except for the double reference (CPU only).
+  if (backend == Backend::automatic)
+    backend = gpu::device_count() > 0 && c.precision == Precision::float32 ? Backend::cuda
+                                                                           : Backend::cpu;
+#else
   if (backend == Backend::automatic) backend = Backend::cpu;
   if (backend == Backend::cuda)
     throw std::invalid_argument("--backend cuda: this build of hoshi has no CUDA backend");
+#endif
   SolverKind kind = c.solver;
   if (kind == SolverKind::automatic)
     kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
   if (kind == SolverKind::tree && c.precision == Precision::float64)
     throw std::invalid_argument("--precision double is available with --solver direct only");
+#ifdef HOSHI_HAVE_CUDA
+  if (backend == Backend::cuda) {
+    gpu::require_device("--backend cuda");
+    if (c.precision == Precision::float64)
+      throw std::invalid_argument(
+          "--precision double: the CUDA backend is float32 only (use --backend cpu)");
+    return kind == SolverKind::direct ? gpu::make_cuda_direct_solver(c)
+                                      : gpu::make_cuda_tree_solver(c);
+  }
+#endif
   if (kind == SolverKind::direct) return std::make_unique<DirectCpuSolver>(c);
   throw std::invalid_argument("--solver tree: not built yet");
 }

@@ -1,0 +1,26 @@
+// The CUDA force solvers behind the GravitySolver interface (plain C++ header; the
+// implementations are in gpu/*.cu). make_solver (src/solver/solver.cpp) returns these for
+// --backend cuda, and for --backend auto when a device is present.
+#pragma once
+
+#include <memory>
+
+#include "solver/solver.hpp"
+
+namespace hoshi::gpu {
+
+// Tiled shared-memory direct summation in float32 (gpu/direct.cu). Positions are taken
+// relative to the bounding-box centre in double before rounding to float. ForceStats phases:
+// "upload" (host conversion to float4 + copy), "direct" (kernel, CUDA events), "download".
+// Throws std::invalid_argument when no CUDA device is present.
+std::unique_ptr<GravitySolver> make_cuda_direct_solver(const SolverConfig& config);
+
+// Host-built octree uploaded to the device and walked per particle (gpu/tree_walk.cu).
+// ForceStats phases: "keys", "sort", "build" (host tree build, as the CPU solver reports
+// them), "upload", "walk" (kernel, CUDA events), "download".
+std::unique_ptr<GravitySolver> make_cuda_tree_solver(const SolverConfig& config);
+
+// Throws std::invalid_argument naming the reason when the CUDA backend cannot run here.
+void require_device(const char* what);
+
+}  // namespace hoshi::gpu

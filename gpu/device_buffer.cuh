@@ -1,0 +1,122 @@
+// RAII owners of CUDA resources: device memory (DeviceBuffer<T>), events (CudaEvent) and the
+// two-phase temporary storage that CUB asks for (CubTemp). Move-only; destructors never throw.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "gpu/cuda_check.cuh"
+
+namespace hoshi::gpu {
+
+// A typed array in device memory. resize() keeps the allocation when it is large enough
+// (contents are then unspecified), so buffers reused every step allocate once.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t n) { resize(n); }
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept
+      : d_(std::exchange(o.d_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      d_ = std::exchange(o.d_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      capacity_ = std::exchange(o.capacity_, 0);
+    }
+    return *this;
+  }
+
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      release();
+      HOSHI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_), n * sizeof(T)));
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  void release() noexcept {
+    if (d_) (void)cudaFree(d_);
+    d_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
+  T* data() { return d_; }
+  const T* data() const { return d_; }
+  std::size_t size() const { return size_; }
+  std::size_t bytes() const { return size_ * sizeof(T); }
+  bool empty() const { return size_ == 0; }
+
+  // Host -> device of n elements (resizes to n).
+  void upload(const T* h, std::size_t n, cudaStream_t stream = nullptr) {
+    resize(n);
+    if (n)
+      HOSHI_CUDA_CHECK(cudaMemcpyAsync(d_, h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+  }
+  // Device -> host of the first n elements; synchronises the stream.
+  void download(T* h, std::size_t n, cudaStream_t stream = nullptr) const {
+    if (!n) return;
+    HOSHI_CUDA_CHECK(cudaMemcpyAsync(h, d_, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    HOSHI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+ private:
+  T* d_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+// CUB's temporary storage, grown on demand and reused: the second phase of CUB's two-phase
+// pattern (first call with nullptr asks for the size, second call runs).
+class CubTemp {
+ public:
+  void* get(std::size_t bytes) {
+    buf_.resize(bytes > 0 ? bytes : 1);
+    return buf_.data();
+  }
+
+ private:
+  DeviceBuffer<unsigned char> buf_;
+};
+
+// A CUDA event (for timing device work).
+class CudaEvent {
+ public:
+  CudaEvent() { HOSHI_CUDA_CHECK(cudaEventCreate(&e_)); }
+  ~CudaEvent() {
+    if (e_) (void)cudaEventDestroy(e_);
+  }
+  CudaEvent(const CudaEvent&) = delete;
+  CudaEvent& operator=(const CudaEvent&) = delete;
+  void record(cudaStream_t s = nullptr) { HOSHI_CUDA_CHECK(cudaEventRecord(e_, s)); }
+  void synchronize() { HOSHI_CUDA_CHECK(cudaEventSynchronize(e_)); }
+  // Milliseconds from `start` to this event (both recorded; synchronises on this one).
+  float ms_since(const CudaEvent& start) {
+    synchronize();
+    float ms = 0;
+    HOSHI_CUDA_CHECK(cudaEventElapsedTime(&ms, start.e_, e_));
+    return ms;
+  }
+  cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
+// Multiprocessor count of the current device.
+inline int sm_count() {
+  int dev = 0, n = 0;
+  HOSHI_CUDA_CHECK(cudaGetDevice(&dev));
+  HOSHI_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev));
+  return n;
+}
+
+}  // namespace hoshi::gpu

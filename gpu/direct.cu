@@ -1,0 +1,139 @@
+// Tiled shared-memory direct summation (Nyland, Harris & Prins, GPU Gems 3 ch. 31):
+// one thread per target; each block stages `Block` sources as float4 (x, y, z, m) in shared
+// memory, every thread accumulates the tile's interactions in registers through the shared
+// HOSTDEV pair kernels (rsqrtf on the device), with the inner loop unrolled. Any N: the last
+// tile is padded with zero-mass sources, which contribute exactly zero. For small N the source
+// range is split across grid.y and direct_reduce_kernel sums the partial results (see
+// gpu/launch_geometry.hpp).
+#include <cstdint>
+
+#include "gpu/direct.cuh"
+
+namespace hoshi::gpu {
+
+namespace {
+
+constexpr int kDirectBlock = 128;
+constexpr int kUnroll = 16;
+
+// Finalisation shared by the one-split path and the reduction: G and the softened self-pair.
+// With Plummer softening the self-pair is inside the tile loop (valid = true, no per-pair
+// mask): it adds zero force and -m_i/eps to the potential, removed here.
+struct Finalize {
+  float G;
+  float self_pot_per_mass;  // 1/eps for softened Plummer, else 0
+  __device__ float4 operator()(float4 a, float m_i) const {
+    return make_float4(G * a.x, G * a.y, G * a.z, G * (a.w + m_i * self_pot_per_mass));
+  }
+};
+
+// kind: the softening kernel; soft: eps > 0. For unsoftened Plummer and for the spline the
+// self-pair (r2 == 0) is masked out per pair.
+template <int Block, Softening kKind, bool kSoft>
+__global__ void __launch_bounds__(Block)
+    direct_forces_kernel(const float4* __restrict__ d_pos, std::int64_t n,
+                         std::int64_t sources_per_split, SofteningParams<float> s, bool finalize,
+                         Finalize fin, float4* __restrict__ d_out) {
+  __shared__ float4 tile[Block];
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * Block + threadIdx.x;
+  const bool active = i < n;
+  const float4 t = active ? d_pos[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+  float ax = 0.f, ay = 0.f, az = 0.f, pot = 0.f;
+
+  const std::int64_t j_begin = static_cast<std::int64_t>(blockIdx.y) * sources_per_split;
+  const std::int64_t j_end = min(n, j_begin + sources_per_split);
+  for (std::int64_t j0 = j_begin; j0 < j_end; j0 += Block) {
+    const std::int64_t j = j0 + threadIdx.x;
+    tile[threadIdx.x] = j < j_end ? d_pos[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    __syncthreads();
+#pragma unroll kUnroll
+    for (int k = 0; k < Block; ++k) {
+      const float4 q = tile[k];
+      const float dx = q.x - t.x, dy = q.y - t.y, dz = q.z - t.z;
+      if constexpr (kKind == Softening::plummer) {
+        if constexpr (kSoft) {
+          plummer_pair(dx, dy, dz, q.w, s.eps2, true, ax, ay, az, pot);
+        } else {
+          const bool valid = dx * dx + dy * dy + dz * dz > 0.f;
+          plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax, ay, az, pot);
+        }
+      } else {
+        const bool valid = dx * dx + dy * dy + dz * dz > 0.f;
+        spline_pair(dx, dy, dz, q.w, s.h_inv, valid, ax, ay, az, pot);
+      }
+    }
+    __syncthreads();
+  }
+  if (!active) return;
+  const float4 a = make_float4(ax, ay, az, pot);
+  if (finalize)
+    d_out[i] = fin(a, t.w);
+  else
+    d_out[static_cast<std::int64_t>(blockIdx.y) * n + i] = a;
+}
+
+// Sums the `splits` partial results of each target in split order, then finalises.
+__global__ void direct_reduce_kernel(const float4* __restrict__ d_partial, std::int64_t n,
+                                     std::int64_t splits, const float4* __restrict__ d_pos,
+                                     Finalize fin, float4* __restrict__ d_out) {
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float4 a = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (std::int64_t s = 0; s < splits; ++s) {
+    const float4 p = d_partial[s * n + i];
+    a.x += p.x;
+    a.y += p.y;
+    a.z += p.z;
+    a.w += p.w;
+  }
+  d_out[i] = fin(a, d_pos[i].w);
+}
+
+template <Softening kKind, bool kSoft>
+void launch_direct(const DirectGeometry& g, dim3 grid, const float4* d_pos, std::int64_t n,
+                   const SofteningParams<float>& s, bool finalize, Finalize fin, float4* d_out,
+                   cudaStream_t stream) {
+  const std::int64_t per = static_cast<std::int64_t>(g.tiles_per_split) * kDirectBlock;
+  direct_forces_kernel<kDirectBlock, kKind, kSoft>
+      <<<grid, kDirectBlock, 0, stream>>>(d_pos, n, per, s, finalize, fin, d_out);
+  HOSHI_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kernel, double eps,
+                             double G, float4* d_out, DeviceBuffer<float4>& partial, int sm_count,
+                             cudaStream_t stream, const DirectPolicy& policy_in) {
+  DirectPolicy policy = policy_in;
+  policy.block = kDirectBlock;  // the kernel is compiled for this tile size
+  const DirectGeometry g = direct_geometry(n, n, sm_count, policy);
+  if (g.splits == 0) return g;
+  const auto s = SofteningParams<float>::make(kernel, eps);
+  const bool soft = eps > 0;
+  Finalize fin{static_cast<float>(G),
+               soft && s.kind == Softening::plummer ? static_cast<float>(1.0 / eps) : 0.f};
+  const bool finalize = g.splits == 1;
+  float4* out = d_out;
+  if (!finalize) {
+    partial.resize(g.splits * n);
+    out = partial.data();
+  }
+  const dim3 grid(static_cast<unsigned>(g.blocks_x), static_cast<unsigned>(g.splits));
+  const std::int64_t nn = static_cast<std::int64_t>(n);
+  if (s.kind == Softening::spline)
+    launch_direct<Softening::spline, true>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
+  else if (soft)
+    launch_direct<Softening::plummer, true>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
+  else
+    launch_direct<Softening::plummer, false>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
+  if (!finalize) {
+    const int block = 256;
+    direct_reduce_kernel<<<static_cast<unsigned>(elementwise_blocks(n, block)), block, 0,
+                           stream>>>(partial.data(), nn, static_cast<std::int64_t>(g.splits),
+                                     d_pos, fin, d_out);
+    HOSHI_CUDA_CHECK_LAUNCH();
+  }
+  return g;
+}
+
+}  // namespace hoshi::gpu

@@ -1,0 +1,31 @@
+// Element-wise kernels of device-resident stepping: conversion to local float4, kick, drift.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/cub_ops.cuh"
+
+namespace hoshi::gpu {
+
+// out[i] = (x_i - c, m_i) in float; the subtraction is done in double.
+void to_local_float4(const double* d_x, const double* d_y, const double* d_z, const double* d_m,
+                     std::size_t n, double cx, double cy, double cz, float4* d_out,
+                     cudaStream_t stream = nullptr);
+
+// As to_local_float4, reading particle d_order[k] into out[k] (sorted order).
+void gather_local_float4(const double* d_x, const double* d_y, const double* d_z,
+                         const double* d_m, const std::uint32_t* d_order, std::size_t n, double cx,
+                         double cy, double cz, float4* d_out, cudaStream_t stream = nullptr);
+
+// v += a dt (a the xyz of d_acc).
+void kick(double* d_vx, double* d_vy, double* d_vz, const float4* d_acc, std::size_t n, double dt,
+          cudaStream_t stream = nullptr);
+
+// x += v dt.
+void drift(double* d_x, double* d_y, double* d_z, const double* d_vx, const double* d_vy,
+           const double* d_vz, std::size_t n, double dt, cudaStream_t stream = nullptr);
+
+}  // namespace hoshi::gpu
