@@ -1,9 +1,9 @@
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cmath>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <limits>
 #include <stdexcept>
 
@@ -81,8 +81,8 @@ Box3 bounding_box(const double* d_x, const double* d_y, const double* d_z, std::
   return h;
 }
 
-double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz,
-                      const double* d_m, std::size_t n, CubTemp& temp, cudaStream_t stream) {
+double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz, const double* d_m,
+                      std::size_t n, CubTemp& temp, cudaStream_t stream) {
   return device_sum(Kinetic{d_vx, d_vy, d_vz, d_m}, n, temp, stream);
 }
 
@@ -99,9 +99,8 @@ void sort_pairs(const std::uint64_t* d_keys_in, std::uint64_t* d_keys_out,
     throw std::invalid_argument("sort_pairs: too many items");
   std::size_t bytes = 0;
   const auto nn = static_cast<std::int64_t>(n);
-  HOSHI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d_keys_in, d_keys_out,
-                                                   d_values_in, d_values_out, nn, 0, end_bit,
-                                                   stream));
+  HOSHI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+      nullptr, bytes, d_keys_in, d_keys_out, d_values_in, d_values_out, nn, 0, end_bit, stream));
   HOSHI_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, d_keys_in, d_keys_out,
                                                    d_values_in, d_values_out, nn, 0, end_bit,
                                                    stream));

@@ -22,9 +22,8 @@ Box3 bounding_box(const double* d_x, const double* d_y, const double* d_z, std::
                   CubTemp& temp, cudaStream_t stream = nullptr);
 
 // sum_i 0.5 m_i |v_i|^2 (double).
-double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz,
-                      const double* d_m, std::size_t n, CubTemp& temp,
-                      cudaStream_t stream = nullptr);
+double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz, const double* d_m,
+                      std::size_t n, CubTemp& temp, cudaStream_t stream = nullptr);
 
 // sum_i 0.5 m_i pot_i, pot_i the .w of d_acc (G included): the potential energy of the system.
 double potential_energy(const double* d_m, const float4* d_acc, std::size_t n, CubTemp& temp,

@@ -13,8 +13,8 @@ namespace hoshi::gpu {
 
 void require_device(const char* what) {
   if (device_count() == 0)
-    throw std::invalid_argument(std::string(what) +
-                                ": no CUDA device is present (" + device_report() + ")");
+    throw std::invalid_argument(std::string(what) + ": no CUDA device is present (" +
+                                device_report() + ")");
 }
 
 namespace {
@@ -24,8 +24,9 @@ class CudaDirectSolver final : public GravitySolver {
   // The factory checks for a device first: the members below already talk to the driver.
   explicit CudaDirectSolver(const SolverConfig& c) : c_(c) {
     if (c.precision == Precision::float64)
-      throw std::invalid_argument("--precision double: the CUDA direct solver is float32 only "
-                                  "(use --backend cpu for the double reference)");
+      throw std::invalid_argument(
+          "--precision double: the CUDA direct solver is float32 only "
+          "(use --backend cpu for the double reference)");
     sms_ = sm_count();
   }
 

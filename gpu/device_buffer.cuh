@@ -58,8 +58,7 @@ class DeviceBuffer {
   // Host -> device of n elements (resizes to n).
   void upload(const T* h, std::size_t n, cudaStream_t stream = nullptr) {
     resize(n);
-    if (n)
-      HOSHI_CUDA_CHECK(cudaMemcpyAsync(d_, h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+    if (n) HOSHI_CUDA_CHECK(cudaMemcpyAsync(d_, h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
   }
   // Device -> host of the first n elements; synchronises the stream.
   void download(T* h, std::size_t n, cudaStream_t stream = nullptr) const {

@@ -17,18 +17,19 @@ constexpr int kDirectBlock = 128;
 constexpr int kUnroll = 16;
 
 // Finalisation shared by the one-split path and the reduction: G and the softened self-pair.
-// With Plummer softening the self-pair is inside the tile loop (valid = true, no per-pair
-// mask): it adds zero force and -m_i/eps to the potential, removed here.
+// With softening (either kernel) the self-pair is inside the tile loop (valid = true, no
+// per-pair mask): it adds zero force and -m_i/eps to the potential (both kernels have depth
+// -m/eps at r = 0), removed here.
 struct Finalize {
   float G;
-  float self_pot_per_mass;  // 1/eps for softened Plummer, else 0
+  float self_pot_per_mass;  // 1/eps with softening, else 0
   __device__ float4 operator()(float4 a, float m_i) const {
     return make_float4(G * a.x, G * a.y, G * a.z, G * (a.w + m_i * self_pot_per_mass));
   }
 };
 
-// kind: the softening kernel; soft: eps > 0. For unsoftened Plummer and for the spline the
-// self-pair (r2 == 0) is masked out per pair.
+// kKind: the softening kernel; kSoft: eps > 0. Without softening the self-pair (r2 == 0) is
+// masked out per pair (distinct particles never coincide: the solver checks).
 template <int Block, Softening kKind, bool kSoft>
 __global__ void __launch_bounds__(Block)
     direct_forces_kernel(const float4* __restrict__ d_pos, std::int64_t n,
@@ -40,9 +41,9 @@ __global__ void __launch_bounds__(Block)
   const float4 t = active ? d_pos[i] : make_float4(0.f, 0.f, 0.f, 0.f);
   float ax = 0.f, ay = 0.f, az = 0.f, pot = 0.f;
 
-  const std::int64_t j_begin = static_cast<std::int64_t>(blockIdx.y) * sources_per_split;
-  const std::int64_t j_end = min(n, j_begin + sources_per_split);
-  for (std::int64_t j0 = j_begin; j0 < j_end; j0 += Block) {
+  const SourceRange r = split_range(sources_per_split, n, blockIdx.y);
+  const std::int64_t j_end = r.end;
+  for (std::int64_t j0 = r.begin; j0 < j_end; j0 += Block) {
     const std::int64_t j = j0 + threadIdx.x;
     tile[threadIdx.x] = j < j_end ? d_pos[j] : make_float4(0.f, 0.f, 0.f, 0.f);
     __syncthreads();
@@ -58,8 +59,8 @@ __global__ void __launch_bounds__(Block)
           plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax, ay, az, pot);
         }
       } else {
-        const bool valid = dx * dx + dy * dy + dz * dz > 0.f;
-        spline_pair(dx, dy, dz, q.w, s.h_inv, valid, ax, ay, az, pot);
+        // Softened spline (eps = 0 runs as Plummer): finite at r = 0, like Plummer.
+        spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax, ay, az, pot);
       }
     }
     __syncthreads();
@@ -93,9 +94,8 @@ template <Softening kKind, bool kSoft>
 void launch_direct(const DirectGeometry& g, dim3 grid, const float4* d_pos, std::int64_t n,
                    const SofteningParams<float>& s, bool finalize, Finalize fin, float4* d_out,
                    cudaStream_t stream) {
-  const std::int64_t per = static_cast<std::int64_t>(g.tiles_per_split) * kDirectBlock;
   direct_forces_kernel<kDirectBlock, kKind, kSoft>
-      <<<grid, kDirectBlock, 0, stream>>>(d_pos, n, per, s, finalize, fin, d_out);
+      <<<grid, kDirectBlock, 0, stream>>>(d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
   HOSHI_CUDA_CHECK_LAUNCH();
 }
 
@@ -110,8 +110,7 @@ DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kerne
   if (g.splits == 0) return g;
   const auto s = SofteningParams<float>::make(kernel, eps);
   const bool soft = eps > 0;
-  Finalize fin{static_cast<float>(G),
-               soft && s.kind == Softening::plummer ? static_cast<float>(1.0 / eps) : 0.f};
+  Finalize fin{static_cast<float>(G), soft ? static_cast<float>(1.0 / eps) : 0.f};
   const bool finalize = g.splits == 1;
   float4* out = d_out;
   if (!finalize) {
@@ -128,9 +127,8 @@ DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kerne
     launch_direct<Softening::plummer, false>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
   if (!finalize) {
     const int block = 256;
-    direct_reduce_kernel<<<static_cast<unsigned>(elementwise_blocks(n, block)), block, 0,
-                           stream>>>(partial.data(), nn, static_cast<std::int64_t>(g.splits),
-                                     d_pos, fin, d_out);
+    direct_reduce_kernel<<<static_cast<unsigned>(elementwise_blocks(n, block)), block, 0, stream>>>(
+        partial.data(), nn, static_cast<std::int64_t>(g.splits), d_pos, fin, d_out);
     HOSHI_CUDA_CHECK_LAUNCH();
   }
   return g;

@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <utility>
+
+#include "physics/hostdev.hpp"
 
 namespace hoshi::gpu {
 
@@ -40,9 +42,10 @@ inline std::size_t ceil_div(std::size_t a, std::size_t b) {
 inline DirectGeometry direct_geometry(std::size_t n_targets, std::size_t n_sources, int sm_count,
                                       const DirectPolicy& policy = {}) {
   if (policy.block < 1 || sm_count < 1 || policy.blocks_per_sm < 1 || policy.max_splits < 1)
-    throw std::invalid_argument("direct_geometry: block, sm_count, blocks_per_sm and max_splits "
-                                "must be >= 1 (sm_count " +
-                                std::to_string(sm_count) + ")");
+    throw std::invalid_argument(
+        "direct_geometry: block, sm_count, blocks_per_sm and max_splits "
+        "must be >= 1 (sm_count " +
+        std::to_string(sm_count) + ")");
   DirectGeometry g;
   g.block = policy.block;
   const std::size_t b = static_cast<std::size_t>(policy.block);
@@ -62,12 +65,21 @@ inline DirectGeometry direct_geometry(std::size_t n_targets, std::size_t n_sourc
   return g;
 }
 
-// Source index range [begin, end) of split s.
-inline std::pair<std::size_t, std::size_t> split_range(const DirectGeometry& g,
-                                                       std::size_t n_sources, std::size_t s) {
-  const std::size_t per = g.tiles_per_split * static_cast<std::size_t>(g.block);
-  const std::size_t begin = std::min(n_sources, s * per);
-  return {begin, std::min(n_sources, begin + per)};
+struct SourceRange {
+  std::int64_t begin, end;
+};
+
+// Source index range [begin, end) of split s when each split holds `per_split` sources
+// (tiles_per_split * block). HOSTDEV: the kernel calls this very function.
+HOSTDEV inline SourceRange split_range(std::int64_t per_split, std::int64_t n_sources,
+                                       std::int64_t s) {
+  const std::int64_t begin = s * per_split < n_sources ? s * per_split : n_sources;
+  const std::int64_t end = n_sources - begin < per_split ? n_sources : begin + per_split;
+  return {begin, end};
+}
+
+inline std::int64_t sources_per_split(const DirectGeometry& g) {
+  return static_cast<std::int64_t>(g.tiles_per_split) * g.block;
 }
 
 // One thread per particle for element-wise kernels (kick, drift, conversions).

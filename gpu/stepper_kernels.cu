@@ -7,12 +7,10 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__global__ void to_local_float4_kernel(const double* __restrict__ d_x,
-                                       const double* __restrict__ d_y,
-                                       const double* __restrict__ d_z,
-                                       const double* __restrict__ d_m,
-                                       const std::uint32_t* __restrict__ d_order, std::int64_t n,
-                                       double cx, double cy, double cz, float4* __restrict__ d_out) {
+__global__ void to_local_float4_kernel(
+    const double* __restrict__ d_x, const double* __restrict__ d_y, const double* __restrict__ d_z,
+    const double* __restrict__ d_m, const std::uint32_t* __restrict__ d_order, std::int64_t n,
+    double cx, double cy, double cz, float4* __restrict__ d_out) {
   const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= n) return;
   const std::int64_t i = d_order ? static_cast<std::int64_t>(d_order[k]) : k;
@@ -54,9 +52,9 @@ void to_local_float4(const double* d_x, const double* d_y, const double* d_z, co
   gather_local_float4(d_x, d_y, d_z, d_m, nullptr, n, cx, cy, cz, d_out, stream);
 }
 
-void gather_local_float4(const double* d_x, const double* d_y, const double* d_z,
-                         const double* d_m, const std::uint32_t* d_order, std::size_t n, double cx,
-                         double cy, double cz, float4* d_out, cudaStream_t stream) {
+void gather_local_float4(const double* d_x, const double* d_y, const double* d_z, const double* d_m,
+                         const std::uint32_t* d_order, std::size_t n, double cx, double cy,
+                         double cz, float4* d_out, cudaStream_t stream) {
   if (n == 0) return;
   to_local_float4_kernel<<<blocks(n), kBlock, 0, stream>>>(
       d_x, d_y, d_z, d_m, d_order, static_cast<std::int64_t>(n), cx, cy, cz, d_out);

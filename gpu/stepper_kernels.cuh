@@ -16,9 +16,9 @@ void to_local_float4(const double* d_x, const double* d_y, const double* d_z, co
                      cudaStream_t stream = nullptr);
 
 // As to_local_float4, reading particle d_order[k] into out[k] (sorted order).
-void gather_local_float4(const double* d_x, const double* d_y, const double* d_z,
-                         const double* d_m, const std::uint32_t* d_order, std::size_t n, double cx,
-                         double cy, double cz, float4* d_out, cudaStream_t stream = nullptr);
+void gather_local_float4(const double* d_x, const double* d_y, const double* d_z, const double* d_m,
+                         const std::uint32_t* d_order, std::size_t n, double cx, double cy,
+                         double cz, float4* d_out, cudaStream_t stream = nullptr);
 
 // v += a dt (a the xyz of d_acc).
 void kick(double* d_vx, double* d_vy, double* d_vz, const float4* d_acc, std::size_t n, double dt,

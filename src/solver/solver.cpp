@@ -79,8 +79,8 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n)
 #ifdef HOSHI_HAVE_CUDA
   // auto: CUDA when a device is present, except for the double reference (CPU only).
   if (backend == Backend::automatic)
-    backend = gpu::device_count() > 0 && c.precision == Precision::float32 ? Backend::cuda
-                                                                           : Backend::cpu;
+    backend =
+        gpu::device_count() > 0 && c.precision == Precision::float32 ? Backend::cuda : Backend::cpu;
 #else
   if (backend == Backend::automatic) backend = Backend::cpu;
   if (backend == Backend::cuda)

@@ -1,0 +1,63 @@
+// Per-particle tree walk on the device: one thread per (Morton-sorted) target, each calling the
+// HOSTDEV walk_particle of tree/walk_particle.hpp, the same function the CPU per-particle walk
+// calls, on a TreeView whose pointers are device pointers.
+//
+// Upload decision: TreeView holds double positions (tree_view.hpp: the walk subtracts in
+// double, then rounds the difference to float, so float error follows the local scale). The
+// device gets exactly that layout: the TreeNode array as built (128 B per node) and the sorted
+// particles as double x, y, z, m (32 B per particle), so that the walk code is not forked and
+// the CPU per-particle walk and this kernel see the same interaction sets and the same
+// arithmetic up to rsqrt and FMA contraction.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/device_buffer.cuh"
+#include "tree/tree_view.hpp"
+#include "tree/walk_particle.hpp"
+
+namespace hoshi::gpu {
+
+struct TreePolicy {
+  int block = 128;  // threads per block of the walk kernel
+};
+
+// Device copy of a host TreeView (nodes and sorted particles). view() has device pointers.
+class DeviceTree {
+ public:
+  // Copies t's nodes and particles to the device (stream-ordered; returns before the copy ends).
+  void upload(const TreeView& t, cudaStream_t stream = nullptr);
+  // Copies only the nodes, with the particles already on the device (device-resident
+  // stepping: the sorted particles are gathered there).
+  void upload_nodes(const TreeView& t, cudaStream_t stream = nullptr);
+  TreeView view() const { return view_; }
+  DeviceBuffer<double>& x() { return x_; }
+  DeviceBuffer<double>& y() { return y_; }
+  DeviceBuffer<double>& z() { return z_; }
+  DeviceBuffer<double>& m() { return m_; }
+  std::size_t bytes() const {
+    return nodes_.bytes() + x_.bytes() + y_.bytes() + z_.bytes() + m_.bytes();
+  }
+
+ private:
+  DeviceBuffer<TreeNode> nodes_;
+  DeviceBuffer<double> x_, y_, z_, m_;
+  TreeView view_{};
+};
+
+struct InteractionCounts {
+  std::uint64_t pp = 0, pc = 0;
+};
+
+// Walks every sorted particle k of d_view: out[order ? order[k] : k] = (ax, ay, az, pot), G
+// applied. d_alpha_a[k] = alpha |a_old| / G of sorted particle k for the relative criterion
+// (may be null otherwise). Synchronises the stream to return the interaction counts.
+InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
+                            const float* d_alpha_a, double G, const std::uint32_t* d_order,
+                            float4* d_out, DeviceBuffer<unsigned long long>& counters,
+                            cudaStream_t stream = nullptr, const TreePolicy& policy = {});
+
+}  // namespace hoshi::gpu

@@ -1,0 +1,37 @@
+// Shared by the tests that run one body on the CPU and, when built and a device is present, on
+// CUDA: the backend parameter and the skip with a visible reason.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "solver/solver.hpp"
+#ifdef HOSHI_HAVE_CUDA
+#include "gpu/device.hpp"
+#endif
+
+namespace hoshi::testing_support {
+
+// Empty when `b` can run here; otherwise why not (the GTEST_SKIP message).
+inline std::string backend_unavailable(Backend b) {
+  if (b != Backend::cuda) return "";
+#ifdef HOSHI_HAVE_CUDA
+  if (gpu::device_count() == 0) return "no CUDA device present: " + gpu::device_report();
+  return "";
+#else
+  return "hoshi built without CUDA (configure with -DHOSHI_CUDA=ON)";
+#endif
+}
+
+inline std::string backend_test_name(const ::testing::TestParamInfo<Backend>& info) {
+  return to_string(info.param);
+}
+
+}  // namespace hoshi::testing_support
+
+#define HOSHI_SKIP_IF_UNAVAILABLE(backend)                                           \
+  do {                                                                               \
+    const std::string why_ = ::hoshi::testing_support::backend_unavailable(backend); \
+    if (!why_.empty()) GTEST_SKIP() << why_;                                         \
+  } while (0)
