@@ -1,7 +1,7 @@
-#!/ bin / sh
-#Build check(ctest label "build", runs without a GPU) : prints every CUDA kernel's registers,
-#shared memory, stack frame and spills per architecture, from ptxas's report of the real
-#build(scripts / ptxas_log.sh keeps it in build / ptxas/*.log), and fails when
+#!/bin/sh
+# Build check (ctest label "build", runs without a GPU): prints every CUDA kernel's registers,
+# shared memory, stack frame and spills per architecture, from ptxas's report of the real
+# build (scripts/ptxas_log.sh keeps it in build/ptxas/*.log), and fails when
 #   * the direct kernel (direct_forces_kernel) uses local memory: any stack frame or spill;
 #   * an architecture of CMAKE_CUDA_ARCHITECTURES has no report for the direct kernel (so the
 #     check cannot pass vacuously);
@@ -35,7 +35,7 @@ printf '%-6s %5s %6s %6s %7s %7s  %s\n' arch regs smem stack spill_st spill_ld k
 echo "$table" | while read -r arch regs smem stack st ld name; do
   short=$(echo "$name" | c++filt | sed -E 's/\(anonymous namespace\):://g; s/^void //; s/>\(.*\)$/>/; s/^([A-Za-z0-9_:]+)\(.*$/\1/')
   case "$short" in
-    *cub::*|*CUB_*) short=$(echo "$short" | cut -c1-70) ;;
+    *cub::*) short=$(echo "$short" | cut -c1-70) ;;
   esac
   printf 'sm_%-3s %5s %6s %6s %7s %7s  %s\n' "$arch" "$regs" "$smem" "$stack" "$st" "$ld" "$short"
 done
