@@ -6,6 +6,7 @@
 
 #include "core/checks.hpp"
 #include "direct/direct.hpp"
+#include "tree/tree_solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/device.hpp"
@@ -102,7 +103,7 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n)
   }
 #endif
   if (kind == SolverKind::direct) return std::make_unique<DirectCpuSolver>(c);
-  throw std::invalid_argument("--solver tree: not built yet");
+  return std::make_unique<TreeSolver>(c);
 }
 
 std::string to_string(SolverKind k) {
