@@ -1,0 +1,264 @@
+// DeviceStepper (gpu/device_stepper.hpp): state on the device, forces and kick/drift there.
+//
+// Direct: CUB bounding box -> local float4 (double subtraction on the device) -> tiled kernel.
+// Tree, per compute_forces():
+//   device: CUB bounding box -> bounding cube (tree/octree.hpp bounding_cube of the two box
+//           corners: the cube depends on the box only) -> Morton keys (tree/morton.hpp, the
+//           host's function) -> CUB radix sort of (key, index), stable like the host sort, so
+//           the order is the host build's -> gather the sorted double x, y, z, m
+//   down:   sorted keys (8 B), index (4 B), sorted x, y, z (24 B) per particle
+//   host:   build_octree from the sorted keys, compute_multipoles (the CPU solver's code)
+//   up:     the nodes (128 B per node, about N / 4 nodes at n_leaf 16)
+//   device: per-particle walk, accelerations written in the stepper's (input) order.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "core/checks.hpp"
+#include "gpu/cub_ops.cuh"
+#include "gpu/cuda_solvers.hpp"
+#include "gpu/device_stepper.hpp"
+#include "gpu/direct.cuh"
+#include "gpu/stepper_kernels.cuh"
+#include "gpu/tree_config.hpp"
+#include "gpu/tree_walk.cuh"
+#include "tree/octree.hpp"
+#include "tree/tree_solver.hpp"
+
+namespace hoshi::gpu {
+
+struct DeviceStepper::Impl {
+  SolverConfig c;
+  SolverKind kind = SolverKind::direct;
+  std::size_t n = 0;
+  int sms = 1;
+  bool have_forces = false;
+  ParticleSet ids;  // host copy of ids and masses (for error messages and the host build)
+  DeviceBuffer<double> x, y, z, vx, vy, vz, m;
+  DeviceBuffer<float4> pos4, acc, partial;
+  CubTemp temp;
+  // tree
+  DeviceBuffer<std::uint64_t> keys, keys_sorted;
+  DeviceBuffer<std::uint32_t> index, order;
+  DeviceBuffer<float> alpha_a;
+  DeviceBuffer<unsigned long long> counters;
+  DeviceTree dtree;
+  Octree host_tree;
+  std::vector<std::uint32_t> h_order;
+  CudaEvent e0, e1;
+  PhaseTimes integrate;
+
+  double elapsed() {  // seconds from e0 to e1
+    return 1e-3 * e1.ms_since(e0);
+  }
+
+  ForceStats direct_forces_now() {
+    ForceStats st;
+    Stopwatch sw;
+    const Box3 b = bounding_box(x.data(), y.data(), z.data(), n, temp);
+    to_local_float4(x.data(), y.data(), z.data(), m.data(), n, 0.5 * (b.lo[0] + b.hi[0]),
+                    0.5 * (b.lo[1] + b.hi[1]), 0.5 * (b.lo[2] + b.hi[2]), pos4.data());
+    HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
+    st.seconds["convert"] = sw.seconds();
+    e0.record();
+    direct_forces(pos4.data(), n, c.softening, c.eps, c.G, acc.data(), partial, sms);
+    e1.record();
+    st.seconds["direct"] = elapsed();
+    st.pp = static_cast<std::uint64_t>(n) * n;
+    return st;
+  }
+
+  ForceStats tree_forces_now() {
+    ForceStats st;
+    const Criterion used = criterion_for_call(c, have_forces);
+    // keys: bounding box (CUB), cube, Morton keys on the device
+    Stopwatch sw;
+    const Box3 b = bounding_box(x.data(), y.data(), z.data(), n, temp);
+    const double cx[2] = {b.lo[0], b.hi[0]}, cy[2] = {b.lo[1], b.hi[1]}, cz[2] = {b.lo[2], b.hi[2]};
+    const BoundingCube cube = bounding_cube(cx, cy, cz, 2);
+    morton_keys(x.data(), y.data(), z.data(), n, cube.lo_x, cube.lo_y, cube.lo_z, cube.side,
+                keys.data());
+    iota(index.data(), n);
+    HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
+    st.seconds["keys"] = sw.seconds();
+    // sort: CUB radix sort of (key, index) over the 63 key bits; gather the sorted particles
+    sw.restart();
+    sort_pairs(keys.data(), keys_sorted.data(), index.data(), order.data(), n, temp, nullptr, 63);
+    DeviceBuffer<double>& xs = dtree.x();
+    DeviceBuffer<double>& ys = dtree.y();
+    DeviceBuffer<double>& zs = dtree.z();
+    DeviceBuffer<double>& ms = dtree.m();
+    xs.resize(n);
+    ys.resize(n);
+    zs.resize(n);
+    ms.resize(n);
+    gather_sorted(x.data(), y.data(), z.data(), m.data(), order.data(), n, xs.data(), ys.data(),
+                  zs.data(), ms.data());
+    HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
+    st.seconds["sort"] = sw.seconds();
+    // download what the host build needs
+    sw.restart();
+    Octree& t = host_tree;
+    t.cube = cube;
+    t.keys.resize(n);
+    t.index.resize(n);
+    t.x.resize(n);
+    t.y.resize(n);
+    t.z.resize(n);
+    t.m.resize(n);
+    h_order.resize(n);
+    keys_sorted.download(t.keys.data(), n);
+    order.download(h_order.data(), n);
+    xs.download(t.x.data(), n);
+    ys.download(t.y.data(), n);
+    zs.download(t.z.data(), n);
+    st.seconds["download"] = sw.seconds();
+    // host build
+    sw.restart();
+    for (std::size_t k = 0; k < n; ++k) {
+      t.index[k] = h_order[k];
+      t.m[k] = ids.m[h_order[k]];
+    }
+    build_octree(t.keys.data(), n, cube, c.tree.n_leaf, t.nodes);
+    compute_multipoles(t.nodes, t.x.data(), t.y.data(), t.z.data(), t.m.data(), used, c.tree.theta);
+    if (c.eps == 0) require_no_coincident(t, ids);
+    st.seconds["build"] = sw.seconds();
+    // upload the nodes
+    sw.restart();
+    dtree.upload_nodes(t.view());
+    const float* d_alpha = nullptr;
+    if (used == Criterion::relative) {
+      alpha_a.resize(n);
+      relative_alpha(acc.data(), order.data(), n, c.tree.alpha / c.G, alpha_a.data());
+      d_alpha = alpha_a.data();
+    }
+    HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
+    st.seconds["upload"] = sw.seconds();
+    // walk
+    e0.record();
+    const InteractionCounts counts = tree_walk(dtree.view(), walk_params_for(c, used), d_alpha, c.G,
+                                               order.data(), acc.data(), counters);
+    e1.record();
+    st.seconds["walk"] = elapsed();
+    st.pp = counts.pp;
+    st.pc = counts.pc;
+    return st;
+  }
+};
+
+DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
+  validate(config);
+  require_device("DeviceStepper (--backend cuda)");
+  if (config.precision == Precision::float64)
+    throw std::invalid_argument("--precision double: device-resident stepping is float32 only");
+  const std::size_t n = p.size();
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("DeviceStepper: N = " + std::to_string(n) +
+                                " exceeds the 2^32 particles of one device");
+  impl_ = std::make_unique<Impl>();
+  Impl& s = *impl_;
+  s.c = config;
+  s.n = n;
+  s.kind = config.solver;
+  if (s.kind == SolverKind::automatic)
+    s.kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
+  s.sms = sm_count();
+  s.ids.resize(n);
+  s.ids.id = p.id;
+  s.ids.m = p.m;
+  s.ids.x = p.x;  // positions only for require_distinct_positions below
+  s.ids.y = p.y;
+  s.ids.z = p.z;
+  if (config.eps == 0 && s.kind == SolverKind::direct) require_distinct_positions(s.ids);
+  s.x.upload(p.x.data(), n);
+  s.y.upload(p.y.data(), n);
+  s.z.upload(p.z.data(), n);
+  s.vx.upload(p.vx.data(), n);
+  s.vy.upload(p.vy.data(), n);
+  s.vz.upload(p.vz.data(), n);
+  s.m.upload(p.m.data(), n);
+  s.acc.resize(n);
+  if (n) HOSHI_CUDA_CHECK(cudaMemsetAsync(s.acc.data(), 0, n * sizeof(float4)));
+  if (s.kind == SolverKind::direct) {
+    s.pos4.resize(n);
+  } else {
+    s.keys.resize(n);
+    s.keys_sorted.resize(n);
+    s.index.resize(n);
+    s.order.resize(n);
+  }
+  HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+DeviceStepper::~DeviceStepper() = default;
+
+std::size_t DeviceStepper::size() const {
+  return impl_->n;
+}
+
+std::string DeviceStepper::solver_name() const {
+  return impl_->kind == SolverKind::direct ? "direct" : "tree";
+}
+
+ForceStats DeviceStepper::compute_forces() {
+  Impl& s = *impl_;
+  Stopwatch total;
+  ForceStats st;
+  if (s.n > 0) st = s.kind == SolverKind::direct ? s.direct_forces_now() : s.tree_forces_now();
+  s.have_forces = s.n > 0;
+  st.total_seconds = total.seconds();
+  return st;
+}
+
+void DeviceStepper::kick(double dt) {
+  Impl& s = *impl_;
+  s.e0.record();
+  gpu::kick(s.vx.data(), s.vy.data(), s.vz.data(), s.acc.data(), s.n, dt);
+  s.e1.record();
+  s.integrate["kick"] += s.elapsed();
+}
+
+void DeviceStepper::drift(double dt) {
+  Impl& s = *impl_;
+  s.e0.record();
+  gpu::drift(s.x.data(), s.y.data(), s.z.data(), s.vx.data(), s.vy.data(), s.vz.data(), s.n, dt);
+  s.e1.record();
+  s.integrate["drift"] += s.elapsed();
+}
+
+DeviceEnergies DeviceStepper::energies() {
+  Impl& s = *impl_;
+  DeviceEnergies e;
+  e.kinetic = kinetic_energy(s.vx.data(), s.vy.data(), s.vz.data(), s.m.data(), s.n, s.temp);
+  e.potential = potential_energy(s.m.data(), s.acc.data(), s.n, s.temp);
+  return e;
+}
+
+void DeviceStepper::download(ParticleSet& p) const {
+  const Impl& s = *impl_;
+  const std::size_t n = s.n;
+  p.resize(n);
+  p.id = s.ids.id;
+  p.m = s.ids.m;
+  s.x.download(p.x.data(), n);
+  s.y.download(p.y.data(), n);
+  s.z.download(p.z.data(), n);
+  s.vx.download(p.vx.data(), n);
+  s.vy.download(p.vy.data(), n);
+  s.vz.download(p.vz.data(), n);
+  std::vector<float4> a(n);
+  s.acc.download(a.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.ax[i] = a[i].x;
+    p.ay[i] = a[i].y;
+    p.az[i] = a[i].z;
+    p.pot[i] = a[i].w;
+  }
+}
+
+const PhaseTimes& DeviceStepper::integrate_seconds() const {
+  return impl_->integrate;
+}
+
+}  // namespace hoshi::gpu
