@@ -10,6 +10,11 @@
 
 #include "core/checks.hpp"
 #include "integrator/leapfrog.hpp"
+#ifdef HOSHI_HAVE_CUDA
+#include <memory>
+
+#include "gpu/device_stepper.hpp"
+#endif
 
 namespace hoshi {
 
@@ -69,6 +74,66 @@ void log_line(std::ostream* log, std::size_t step, double t, const Diagnostics& 
   *log << buf << "\n" << std::flush;
 }
 
+// The run loop's integrator: the host leapfrog over any solver or, for a CUDA solver at a
+// fixed step, device-resident stepping (gpu/device_stepper.hpp: the state stays on the device,
+// `p` is brought up to date by sync() at output times and at the end).
+class Stepper {
+ public:
+  Stepper(GravitySolver& solver, const RunConfig& cfg, ParticleSet& p) : lf_(solver), p_(p) {
+#ifdef HOSHI_HAVE_CUDA
+    if (solver.backend() == "cuda" && cfg.eta == 0) {
+      SolverConfig sc = cfg.solver;
+      sc.solver = solver.name() == "direct" ? SolverKind::direct : SolverKind::tree;
+      device_ = std::make_unique<gpu::DeviceStepper>(sc, p);
+    }
+#else
+    (void)cfg;
+#endif
+  }
+  ForceStats initialise() {
+#ifdef HOSHI_HAVE_CUDA
+    if (device_) {
+      const ForceStats st = device_->compute_forces();
+      sync();
+      return st;
+    }
+#endif
+    return lf_.initialise(p_);
+  }
+  ForceStats step(double dt) {
+#ifdef HOSHI_HAVE_CUDA
+    if (device_) {
+      device_->kick(0.5 * dt);
+      device_->drift(dt);
+      const ForceStats st = device_->compute_forces();
+      device_->kick(0.5 * dt);
+      return st;
+    }
+#endif
+    return lf_.step(p_, dt);
+  }
+  void sync() {
+#ifdef HOSHI_HAVE_CUDA
+    if (device_) device_->download(p_);
+#endif
+  }
+  double integrate_seconds() const {
+    double s = lf_.integrate_seconds();
+#ifdef HOSHI_HAVE_CUDA
+    if (device_)
+      for (const auto& [k, v] : device_->integrate_seconds()) s += v;
+#endif
+    return s;
+  }
+
+ private:
+  Leapfrog lf_;
+  ParticleSet& p_;
+#ifdef HOSHI_HAVE_CUDA
+  std::unique_ptr<gpu::DeviceStepper> device_;
+#endif
+};
+
 }  // namespace
 
 RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log) {
@@ -78,12 +143,12 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   RunResult res;
   res.solver_name = solver->name();
   res.backend_name = solver->backend();
-  Leapfrog lf(*solver);
+  Stepper lf(*solver, cfg, p);
   EnergyLog elog(cfg.out_dir);
   std::ostream* line = cfg.quiet ? nullptr : log;
   Stopwatch wall;
 
-  accumulate(res.seconds, lf.initialise(p));
+  accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
   const double e0 = res.initial.total;
   auto rel_err = [&](const Diagnostics& d) {
@@ -106,12 +171,13 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     } else {
       dt = std::min(cfg.dt, cfg.t_end - t);
     }
-    accumulate(res.seconds, lf.step(p, dt));
+    accumulate(res.seconds, lf.step(dt));
     ++step;
     t = (cfg.eta > 0 || dt < cfg.dt) ? t + dt : static_cast<double>(step) * cfg.dt;
     if (t >= next_output - tiny || t >= cfg.t_end - tiny) {
       while (next_output <= t + tiny) next_output += cfg.output_every;
       Stopwatch io;
+      lf.sync();
       const Diagnostics d = diagnostics(p);
       elog.row(step, t, dt, d, rel_err(d));
       const double w = wall.seconds();
@@ -124,6 +190,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   }
   res.steps = step;
   res.time = t;
+  lf.sync();
   res.final = diagnostics(p);
   res.rel_energy_error = rel_err(res.final);
   res.seconds["integrate"] += lf.integrate_seconds();
