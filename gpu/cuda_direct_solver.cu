@@ -12,9 +12,12 @@
 namespace hoshi::gpu {
 
 void require_device(const char* what) {
-  if (device_count() == 0)
-    throw std::invalid_argument(std::string(what) + ": no CUDA device is present (" +
-                                device_report() + ")");
+  if (device_count() > 0) return;
+  std::string why = device_report();  // several lines: make it one
+  while (!why.empty() && why.back() == '\n') why.pop_back();
+  for (char& ch : why)
+    if (ch == '\n') ch = ';';
+  throw std::invalid_argument(std::string(what) + ": no CUDA device is present (" + why + ")");
 }
 
 namespace {

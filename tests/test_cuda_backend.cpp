@@ -31,6 +31,7 @@ TEST(CudaBackend, ExplicitRequestWithoutCudaOrDeviceIsAClearError) {
     const std::string m = message_of_cuda_request(k);
     EXPECT_NE(m.find("--backend cuda"), std::string::npos) << m;
     EXPECT_NE(m.find("no CUDA device"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << "one line: " << m;
   }
 #else
   const std::string m = message_of_cuda_request(SolverKind::direct);
