@@ -142,7 +142,9 @@ int main(int argc, char** argv) {
     }
     std::cout << hoshi::gpu::device_report();
     if (hoshi::gpu::device_count() == 0) {
-      std::cout << "hoshi_gpu_bench: no CUDA device present; nothing to time\n";
+      const char* msg = "hoshi_gpu_bench: no CUDA device present; nothing to time\n";
+      std::cout << msg;
+      if (!out.empty()) std::ofstream(out) << hoshi::gpu::device_report() << msg;
       return 0;
     }
     std::ostringstream table;
