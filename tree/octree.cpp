@@ -347,7 +347,13 @@ void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, doubl
     TreeNode& n = nodes[i];
     const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;
     const double delta = std::sqrt(dx * dx + dy * dy + dz * dz);
-    n.rcrit2 = mac_rcrit2(criterion, theta, n.side, delta, n.b_max);
+    // Guard: never accept a node from inside the sphere of radius b_max around its centre of
+    // mass, which holds all of its particles, so a target (or group box) never uses a cell
+    // that contains itself. It binds only for bh at theta > 1/sqrt(3), barnes94 at
+    // theta > 2/sqrt(3) and bmax at theta >= 1 (the known self-acceptance flaw of the plain
+    // criteria, Salmon & Warren 1994). The factor covers the float rounding of b_max.
+    const double guard = static_cast<double>(n.b_max) * (1 + 1e-6);
+    n.rcrit2 = std::max(mac_rcrit2(criterion, theta, n.side, delta, n.b_max), guard * guard);
   }
 }
 

@@ -49,8 +49,10 @@ void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const Boundin
 // Moments of every node, bottom-up, accumulated in double: mass, centre of mass (the
 // geometric centre for a massless node), traceless quadrupole about the centre of mass
 // (leaves from their particles, parents from their children by the parallel-axis shift),
-// b_max (exact: farthest particle of the range) and rcrit2 = mac_rcrit2(criterion, theta,
-// side, |com - centre|, b_max). x, y, z, m are the sorted particles. Parallel over subtrees.
+// b_max (exact: farthest particle of the range) and rcrit2 = max(mac_rcrit2(criterion, theta,
+// side, |com - centre|, b_max), b_max^2 (1 + 1e-6)^2): the second term keeps every criterion
+// from accepting a node that contains the target. x, y, z, m are the sorted particles.
+// Parallel over subtrees.
 void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
                         const double* z, const double* m, Criterion criterion, double theta);
 

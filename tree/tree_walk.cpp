@@ -89,6 +89,12 @@ GroupBox group_box(const TreeView& t, const Group& g) {
 void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion criterion,
                             double alpha_a, InteractionList& list) {
   list.clear();
+  // The kernels see positions relative to the group centre in float, resolved to ~2^-24 of
+  // the group size. A cell closer than 2^-20 of the group size (possible with bmax, whose
+  // r_crit is 0 for a one-particle node) could round onto a target and make r = 0 in a cell
+  // term, which has no r = 0 mask: open such a node instead.
+  const double dmin = 0x1.0p-20 * (b.hx + b.hy + b.hz);
+  const double dmin2 = dmin * dmin;
   std::uint32_t i = 0;
   while (i < t.n_nodes) {
     const TreeNode& n = t.nodes[i];
@@ -97,7 +103,7 @@ void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion crit
     const double ey = std::max(std::abs(n.com_y - b.cy) - b.hy, 0.0);
     const double ez = std::max(std::abs(n.com_z - b.cz) - b.hz, 0.0);
     const double d2 = ex * ex + ey * ey + ez * ez;
-    if (node_accepted<double>(n, d2, criterion, alpha_a)) {
+    if (d2 > dmin2 && node_accepted<double>(n, d2, criterion, alpha_a)) {
       list.cells.push_back(i);
       i = n.next;
     } else if (n.first_child == 0) {
