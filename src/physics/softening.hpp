@@ -24,7 +24,9 @@ constexpr double spline_h_over_eps = 2.8;
 template <class Real, class Mask>
 HOSTDEV inline void plummer_pair(Real dx, Real dy, Real dz, Real m, Real eps2, Mask valid, Real& ax,
                                  Real& ay, Real& az, Real& pot) {
-  const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+  // eps2 first: with contraction this is three fused multiply-adds, one instruction fewer in
+  // the hottest loop of every kernel (GPU direct: 15 instead of 16 issue slots per pair).
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;
   const Real inv = select(valid, rsqrt(r2), Real(0));
   const Real m_inv = m * inv;
   const Real m_inv3 = m_inv * inv * inv;
