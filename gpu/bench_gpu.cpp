@@ -152,7 +152,8 @@ int main(int argc, char** argv) {
     }
     std::ostringstream table;
     table << "# CUDA force benchmarks: kernel ms = median of " << repeats
-          << " runs (3 from N = 2^22) after a warm-up (CUDA events around the direct / walk kernel); step ms = the "
+          << " runs (3 from N = 2^22) after a warm-up (CUDA events around the direct / walk "
+             "kernel); step ms = the "
              "solver's whole compute() (host tree build, upload, download included).\n"
           << "# GFLOP/s = 20 flops x pp / kernel time (particle-cell terms not counted: see pc); "
              "peak = 67 TFLOP/s (H200 float32). Errors: |a - a_ref| / |a_ref| on "
