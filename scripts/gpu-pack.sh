@@ -1,0 +1,33 @@
+#!/bin/bash
+# Builds, on this (GPU-less) machine, what scripts/gpu-check.sh runs, for sm_90, into
+# .gpu-pack/ in the repository root: the CUDA test binaries and hoshi_gpu_bench (bin/), the
+# shared libraries they load besides the C library and the driver (lib/), and ptxas's
+# resource logs (ptxas/). The lent GPU machine's image has nvcc and CMake but not hoshi's build
+# dependencies (Eigen, cxxopts, HDF5, libpng, GoogleTest), so it cannot configure hoshi; name
+# .gpu-pack in the device tool's `carry` and gpu-check.sh runs the pack instead of building.
+# The binaries need glibc >= 2.34 (checked below).
+#
+# usage: scripts/gpu-pack.sh [BUILD_DIR]     (default build-gpu-pack)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu-pack}
+pack=.gpu-pack
+cmake -S . -B "$build" -DHOSHI_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
+  >/dev/null
+tests=$(cd tests && ls test_gpu_*.cpp test_cuda_*.cpp | sed 's/\.cpp$//' | tr '\n' ' ')
+make -C "$build" -j"$(nproc)" hoshi_gpu_bench $tests 2>&1 | grep -E 'error|warning' || true
+rm -rf "$pack"
+mkdir -p "$pack/bin" "$pack/lib" "$pack/ptxas"
+for t in $tests; do cp "$build/tests/$t" "$pack/bin/"; done
+cp "$build/gpu/hoshi_gpu_bench" "$pack/bin/"
+cp "$build"/ptxas/*.log "$pack/ptxas/"
+strip "$pack"/bin/* 2>/dev/null || true
+for f in "$pack"/bin/*; do
+  ldd "$f" | awk '$3 ~ /^\// {print $3}'
+done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda)\.so' |
+  while read -r lib; do cp -L "$lib" "$pack/lib/"; done
+glibc=$(for f in "$pack"/bin/*; do objdump -T "$f" | grep -oE 'GLIBC_[0-9.]+'; done | sort -Vu | tail -1)
+git rev-parse HEAD >"$pack/COMMIT" 2>/dev/null || echo unknown >"$pack/COMMIT"
+echo "$glibc" >"$pack/GLIBC"
+echo "gpu-pack: $(du -sh "$pack" | cut -f1) in $pack (commit $(cat "$pack/COMMIT"), needs $glibc)"
+ls "$pack/bin" "$pack/lib"
