@@ -259,6 +259,12 @@ void leaf_moments(const TreeNode& n, const double* x, const double* y, const dou
   }
   r = Moments{};
   r.m = M;
+  if (n.end - n.begin == 1) {  // exact: no round-off quadrupole (float denormals are slow)
+    r.x = x[n.begin];
+    r.y = y[n.begin];
+    r.z = z[n.begin];
+    return;
+  }
   if (M > 0) {
     r.x = n.cx + sx / M;
     r.y = n.cy + sy / M;
@@ -325,17 +331,25 @@ double farthest(const TreeNode& n, const Moments& r, const double* x, const doub
   return std::sqrt(b2);
 }
 
+// A float quadrupole component below FLT_MIN is round-off of a (nearly) point-like node and
+// would be a denormal, which makes the SIMD kernels several times slower: store it as 0.
+float quad_float(double q) {
+  return std::abs(q) < static_cast<double>(std::numeric_limits<float>::min())
+             ? 0.0f
+             : static_cast<float>(q);
+}
+
 void store(TreeNode& n, const Moments& r) {
   n.com_x = r.x;
   n.com_y = r.y;
   n.com_z = r.z;
   n.m = r.m;
-  n.qxx = static_cast<float>(r.qxx);
-  n.qxy = static_cast<float>(r.qxy);
-  n.qxz = static_cast<float>(r.qxz);
-  n.qyy = static_cast<float>(r.qyy);
-  n.qyz = static_cast<float>(r.qyz);
-  n.qzz = static_cast<float>(r.qzz);
+  n.qxx = quad_float(r.qxx);
+  n.qxy = quad_float(r.qxy);
+  n.qxz = quad_float(r.qxz);
+  n.qyy = quad_float(r.qyy);
+  n.qyz = quad_float(r.qyz);
+  n.qzz = quad_float(r.qzz);
 }
 
 }  // namespace
