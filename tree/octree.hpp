@@ -40,9 +40,9 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
 // Flat pre-order octree over the sorted keys: node ranges, geometry, level, next and
 // first_child (moments are left zero). A node with <= n_leaf particles, or at level 21 (the
 // key resolution), is a leaf, so any number of coincident particles ends in one leaf at level
-// 21; recursion depth is at most 21. OpenMP tasks build the subtrees below level 2.
-// Throws std::invalid_argument when n_leaf < 1, std::length_error when the node count
-// does not fit 32-bit indices.
+// 21; recursion depth is at most 21. Parallel: the subtrees below level 3 are counted, then
+// written in place (no intermediate copies). Throws std::invalid_argument when n_leaf < 1,
+// std::length_error when the node count does not fit 32-bit indices.
 void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const BoundingCube& cube,
                   int n_leaf, std::vector<TreeNode>& nodes);
 

@@ -55,19 +55,41 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
   std::vector<Group> groups;
   const std::uint64_t ng = static_cast<std::uint64_t>(std::max(1, n_group));
   const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
+  if (nn == 0) return groups;
+  if (nodes[0].end - nodes[0].begin <= ng) return {{nodes[0].begin, nodes[0].end}};
+  // Children of every node with more than n_group particles: runs of consecutive siblings
+  // that fit n_group together form one group (a group is then a compact piece of one node,
+  // and groups are near n_group in size rather than n_group / 8); a child too big for a group
+  // is descended into; a leaf too big (coincident points) is cut into pieces.
+  // The next node in pre-order with more than n_group particles, from j on.
+  auto next_big = [&](std::uint32_t j) {
+    while (j < nn && nodes[j].end - nodes[j].begin <= ng) j = nodes[j].next;
+    return j;
+  };
   for (std::uint32_t i = 0; i < nn;) {
     const TreeNode& n = nodes[i];
-    if (n.end - n.begin <= ng) {
-      groups.push_back({n.begin, n.end});
-      i = n.next;
-    } else if (n.first_child == 0) {
+    if (n.first_child == 0) {  // a leaf with more than n_group particles
       for (std::uint64_t b = n.begin; b < n.end; b += ng)
         groups.push_back({b, std::min(n.end, b + ng)});
-      i = n.next;
-    } else {
-      i = n.first_child;
+      i = next_big(n.next);
+      continue;
     }
+    Group run{0, 0};
+    for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
+      const std::uint64_t count = nodes[c].end - nodes[c].begin;
+      if (count > ng) continue;  // descended into below
+      if (run.end == nodes[c].begin && run.end - run.begin + count <= ng) {
+        run.end = nodes[c].end;
+      } else {
+        if (run.end > run.begin) groups.push_back(run);
+        run = {nodes[c].begin, nodes[c].end};
+      }
+    }
+    if (run.end > run.begin) groups.push_back(run);
+    i = next_big(i + 1);
   }
+  std::sort(groups.begin(), groups.end(),
+            [](const Group& a, const Group& b) { return a.begin < b.begin; });
   return groups;
 }
 
