@@ -1,0 +1,94 @@
+#include "io/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace hoshi {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+void fsync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open for fsync: " + errno_text());
+  const int rc = ::fsync(fd);
+  const std::string err = rc != 0 ? errno_text() : "";
+  ::close(fd);
+  // Some file systems do not support fsync on directories (EINVAL): not an error.
+  if (rc != 0 && !(directory && (err == std::strerror(EINVAL))))
+    throw std::runtime_error(path + ": fsync failed: " + err);
+}
+
+}  // namespace
+
+std::string temporary_path(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path p(path);
+  const std::string name = "." + p.filename().string() + ".tmp." + std::to_string(::getpid()) +
+                           "." + std::to_string(counter++);
+  return (p.parent_path() / name).string();
+}
+
+void commit_file(const std::string& tmp, const std::string& path) {
+  fsync_path(tmp, false);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(path + ": cannot rename " + tmp + " into place: " + errno_text());
+  fs::path dir = fs::path(path).parent_path();
+  fsync_path(dir.empty() ? "." : dir.string(), true);
+}
+
+void write_atomically(const std::string& path,
+                      const std::function<void(const std::string&)>& write) {
+  const std::string tmp = temporary_path(path);
+  try {
+    write(tmp);
+    commit_file(tmp, path);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw;
+  }
+}
+
+void write_stream_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(path + ": cannot create " + tmp + ": " + errno_text());
+    write(out);
+    out.flush();
+    if (!out) throw std::runtime_error(path + ": write failed (disk full?)");
+    out.close();
+    if (out.fail()) throw std::runtime_error(path + ": close failed (disk full?)");
+  });
+}
+
+void prepare_output_dir(const std::string& dir, bool overwrite) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw std::invalid_argument("output directory " + dir + ": exists and is not a directory");
+    if (!fs::is_empty(dir, ec) && !overwrite)
+      throw std::invalid_argument("output directory " + dir +
+                                  ": exists and is not empty (use --overwrite to reuse it)");
+    return;
+  }
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw std::invalid_argument("output directory " + dir + ": cannot create: " + ec.message());
+}
+
+}  // namespace hoshi

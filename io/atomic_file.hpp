@@ -1,0 +1,34 @@
+// Crash-safe output: every file hoshi writes is first written under a temporary name in the
+// same directory, flushed to disk (fsync) and then renamed over the final name (rename(2) is
+// atomic within a file system). A crash or a full disk therefore leaves either the previous
+// complete file or the new complete file, never a half-written one; the temporary is removed
+// when writing fails.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace hoshi {
+
+// A fresh temporary name beside `path`: DIR/.NAME.tmp.PID.COUNTER.
+std::string temporary_path(const std::string& path);
+
+// fsyncs `tmp`, renames it to `path` and fsyncs the directory. Throws std::runtime_error.
+void commit_file(const std::string& tmp, const std::string& path);
+
+// Calls write(tmp) for a temporary name `tmp`, then commit_file(tmp, path). If write throws,
+// the temporary is removed, `path` is untouched and the exception propagates.
+void write_atomically(const std::string& path,
+                      const std::function<void(const std::string&)>& write);
+
+// Same, for writers that produce a stream (binary mode).
+void write_stream_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write);
+
+// Makes `dir` ready to receive a run's output. A directory that does not exist is created
+// (with parents). An existing non-empty directory is an error unless `overwrite` is set
+// (std::invalid_argument naming the directory and --overwrite).
+void prepare_output_dir(const std::string& dir, bool overwrite);
+
+}  // namespace hoshi
