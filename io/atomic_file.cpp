@@ -37,8 +37,12 @@ void fsync_path(const std::string& path, bool directory) {
 std::string temporary_path(const std::string& path) {
   static std::atomic<unsigned> counter{0};
   const fs::path p(path);
-  const std::string name = "." + p.filename().string() + ".tmp." + std::to_string(::getpid()) +
-                           "." + std::to_string(counter++);
+  std::string name(1, '.');
+  name += p.filename().string();
+  name += ".tmp.";
+  name += std::to_string(::getpid());
+  name += '.';
+  name += std::to_string(counter++);
   return (p.parent_path() / name).string();
 }
 
