@@ -50,10 +50,10 @@ bool detect_big_endian(const unsigned char* data, std::size_t size, const std::s
 
 }  // namespace
 
-bool looks_like_tipsy(const unsigned char* data, std::size_t size) {
-  if (size < kHeader) return false;
+bool looks_like_tipsy(const unsigned char* data, std::size_t header_size, std::uint64_t size) {
+  if (header_size < kHeader) return false;
   for (bool big : {true, false}) {
-    ByteReader r(data, size, "", big);
+    ByteReader r(data, header_size, "", big);
     const Header h = read_header(r);
     if (!plausible(h)) continue;
     const std::uint64_t need = kHeader + std::uint64_t(h.nsph) * kGas +

@@ -51,8 +51,9 @@ TipsyData read_tipsy(const std::string& path);
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
                  const UnitSystem& units, double eps = 0.0);
 
-// True when the first 32 bytes look like a tipsy header in either byte order and the record
-// sizes match the file size.
-bool looks_like_tipsy(const unsigned char* data, std::size_t size);
+// True when the first 32 bytes (`header`) look like a tipsy header in either byte order and
+// the record sizes match `file_size`.
+bool looks_like_tipsy(const unsigned char* header, std::size_t header_size,
+                      std::uint64_t file_size);
 
 }  // namespace hoshi
