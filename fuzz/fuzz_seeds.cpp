@@ -38,19 +38,19 @@ int main(int argc, char** argv) {
   // Standard tipsy through the real writer (it also writes a .param file: remove it).
   for (int n : {0, 1, 4}) {
     const fs::path f = dir / "tipsy" / ("standard_" + std::to_string(n));
-    hoshi::write_tipsy(f.string(), particles(n), 0.5, hoshi::units_henon(), 0.01);
+    hoshi::io::write_tipsy(f.string(), particles(n), 0.5, hoshi::io::units_henon(), 0.01);
     fs::remove(f.string() + ".param");
   }
   // Bonsai little-endian, version 2: one gas, two dark, one star.
   {
     std::string b;
-    hoshi::put_bytes(b, 1.5, false);
-    for (std::int32_t v : {4, 3, 1, 2, 1, 2}) hoshi::put_bytes(b, v, false);
-    for (int k = 0; k < 12; ++k) hoshi::put_bytes(b, 0.25f, false);
+    hoshi::io::put_bytes(b, 1.5, false);
+    for (std::int32_t v : {4, 3, 1, 2, 1, 2}) hoshi::io::put_bytes(b, v, false);
+    for (int k = 0; k < 12; ++k) hoshi::io::put_bytes(b, 0.25f, false);
     for (int i = 0; i < 3; ++i) {
-      for (int k = 0; k < 7; ++k) hoshi::put_bytes(b, 0.5f + i + k, false);
-      if (i == 2) hoshi::put_bytes(b, 0.0f, false), hoshi::put_bytes(b, 0.0f, false);
-      hoshi::put_bytes(b, std::uint64_t(1000 + i), false);
+      for (int k = 0; k < 7; ++k) hoshi::io::put_bytes(b, 0.5f + i + k, false);
+      if (i == 2) hoshi::io::put_bytes(b, 0.0f, false), hoshi::io::put_bytes(b, 0.0f, false);
+      hoshi::io::put_bytes(b, std::uint64_t(1000 + i), false);
     }
     put(dir / "tipsy" / "bonsai_v2", b);
   }
@@ -59,9 +59,9 @@ int main(int argc, char** argv) {
     for (bool big : {false, true})
       for (bool dbl : {false, true})
         for (bool ids64 : {false, true}) {
-          hoshi::GadgetWriteOptions o{format, big, dbl, ids64, (k % 3) == 0};
+          hoshi::io::GadgetWriteOptions o{format, big, dbl, ids64, (k % 3) == 0};
           put(dir / "gadget" / ("g" + std::to_string(k++)),
-              hoshi::gadget_binary_bytes(particles(3), 0.25, o));
+              hoshi::io::gadget_binary_bytes(particles(3), 0.25, o));
         }
   std::cout << "seeds written to " << dir.string() << "\n";
   return 0;

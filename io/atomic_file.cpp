@@ -11,7 +11,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace hoshi {
+namespace hoshi::io {
 
 namespace fs = std::filesystem;
 
@@ -84,15 +84,14 @@ void prepare_output_dir(const std::string& dir, bool overwrite) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec))
-      throw std::invalid_argument("output directory " + dir + ": exists and is not a directory");
+      throw std::invalid_argument("--out " + dir + ": exists and is not a directory");
     if (!fs::is_empty(dir, ec) && !overwrite)
-      throw std::invalid_argument("output directory " + dir +
+      throw std::invalid_argument("--out " + dir +
                                   ": exists and is not empty (use --overwrite to reuse it)");
     return;
   }
   fs::create_directories(dir, ec);
-  if (ec)
-    throw std::invalid_argument("output directory " + dir + ": cannot create: " + ec.message());
+  if (ec) throw std::invalid_argument("--out " + dir + ": cannot create: " + ec.message());
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-namespace hoshi {
+namespace hoshi::io {
 
 // A fresh temporary name beside `path`: DIR/.NAME.tmp.PID.COUNTER.
 std::string temporary_path(const std::string& path);
@@ -31,4 +31,4 @@ void write_stream_atomically(const std::string& path,
 // (std::invalid_argument naming the directory and --overwrite).
 void prepare_output_dir(const std::string& dir, bool overwrite);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

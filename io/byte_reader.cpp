@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace hoshi {
+namespace hoshi::io {
 
 std::vector<unsigned char> read_file_bytes(const std::string& path) {
   std::error_code ec;
@@ -17,4 +17,4 @@ std::vector<unsigned char> read_file_bytes(const std::string& path) {
   return bytes;
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

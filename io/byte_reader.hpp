@@ -11,7 +11,7 @@
 
 #include "io/validate.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 // The whole file; throws std::invalid_argument "FILE: field file: value missing (...)".
 std::vector<unsigned char> read_file_bytes(const std::string& path);
@@ -85,4 +85,4 @@ void put_bytes(std::string& out, T v, bool big_endian) {
   out.append(reinterpret_cast<const char*>(b), sizeof(T));
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

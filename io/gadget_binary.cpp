@@ -9,7 +9,7 @@
 #include "io/byte_reader.hpp"
 #include "io/validate.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 namespace {
 
@@ -296,4 +296,4 @@ void write_gadget_binary(const std::string& path, const ParticleSet& p, double t
   write_stream_atomically(path, [&](std::ostream& s) { s.write(bytes.data(), bytes.size()); });
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

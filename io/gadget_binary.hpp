@@ -16,7 +16,7 @@
 
 #include "core/particle_set.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 struct GadgetBinaryData {
   ParticleSet particles;
@@ -58,4 +58,4 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time,
 // True when the file starts with a Gadget record marker (256, or 8 followed by "HEAD").
 bool looks_like_gadget_binary(const unsigned char* data, std::size_t size);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

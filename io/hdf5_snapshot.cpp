@@ -13,7 +13,7 @@
 #include "io/atomic_file.hpp"
 #include "io/validate.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 namespace {
 
@@ -505,4 +505,4 @@ SnapshotData read_hdf5_snapshot(const std::string& path) {
   return out;
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

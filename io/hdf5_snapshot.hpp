@@ -23,7 +23,7 @@
 #include "io/parameters.hpp"
 #include "io/units.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 struct SnapshotInfo {
   double time = 0;       // simulated time, code units
@@ -54,4 +54,4 @@ SnapshotData read_hdf5_snapshot(const std::string& path);
 // True when the file starts with the HDF5 signature.
 bool is_hdf5_file(const std::string& path);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -3,7 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
-namespace hoshi {
+namespace hoshi::io {
 
 std::string to_string(const ParamValue& v) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return std::to_string(*i);
@@ -19,4 +19,4 @@ const ParamValue* find_param(const ParamList& params, const std::string& key) {
   return nullptr;
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-namespace hoshi {
+namespace hoshi::io {
 
 // A parameter value: integer, real or text (booleans are integers 0/1).
 using ParamValue = std::variant<std::int64_t, double, std::string>;
@@ -22,4 +22,4 @@ std::string to_string(const ParamValue& v);
 // The entry named `key`, or nullptr.
 const ParamValue* find_param(const ParamList& params, const std::string& key);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

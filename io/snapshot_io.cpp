@@ -7,11 +7,12 @@
 #include <regex>
 #include <stdexcept>
 
+#include "io/csv.hpp"
 #include "io/gadget_binary.hpp"
 #include "io/tipsy.hpp"
 #include "io/validate.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 std::string to_string(SnapshotFormat f) {
   switch (f) {
@@ -105,7 +106,8 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       break;
     }
     case SnapshotFormat::csv:
-      throw_bad_field(path, "format", "csv", "CSV files are read by read_particles");
+      out.particles = read_csv(path);
+      break;
   }
   return out;
 }
@@ -127,8 +129,9 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
       return;
     }
     case SnapshotFormat::csv:
-      throw std::invalid_argument(path + ": CSV files are written by write_particles");
+      write_csv(path, p);
+      return;
   }
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -10,7 +10,7 @@
 #include "io/parameters.hpp"
 #include "io/units.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 enum class SnapshotFormat { csv, hdf5, tipsy, gadget };
 
@@ -35,14 +35,14 @@ struct LoadedSnapshot {
   std::string note;  // what was skipped (gas), or empty
 };
 
-// Reads an HDF5, tipsy or Gadget binary snapshot (CSV goes through io/particle_io). Throws
+// Reads an HDF5, tipsy, Gadget binary or CSV snapshot. Throws
 // std::invalid_argument "FILE: field F: value V (why)" for bad input, also when the format
 // cannot be recognised.
 LoadedSnapshot load_snapshot(const std::string& path);
 
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).
-// Gadget binary and CSV carry no units or parameters.
+// Gadget binary (double, 64-bit ids, format 2) and CSV carry no units or parameters.
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
                    const SnapshotInfo& info);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

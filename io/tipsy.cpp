@@ -10,7 +10,7 @@
 #include "io/byte_reader.hpp"
 #include "io/validate.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 namespace {
 
@@ -192,4 +192,4 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
                           [&](std::ostream& s) { s.write(text.data(), text.size()); });
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -25,7 +25,7 @@
 #include "core/particle_set.hpp"
 #include "io/units.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 struct TipsyData {
   ParticleSet particles;  // dark then star particles
@@ -56,4 +56,4 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
 bool looks_like_tipsy(const unsigned char* header, std::size_t header_size,
                       std::uint64_t file_size);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

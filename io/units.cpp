@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace hoshi {
+namespace hoshi::io {
 
 UnitSystem units_henon() {
   return UnitSystem{};
@@ -40,12 +40,6 @@ UnitSystem units_from_cgs(double length_cm, double mass_g, double velocity_cm_s)
   return u;
 }
 
-}  // namespace hoshi
-
-#include "core/particle_set.hpp"
-
-namespace hoshi {
-
 double convert_units(ParticleSet& p, const UnitSystem& from, const UnitSystem& to) {
   const double l = from.length_cm / to.length_cm, v = from.velocity_cm_s / to.velocity_cm_s,
                m = from.mass_g / to.mass_g, a = v * v / l, phi = v * v;
@@ -64,4 +58,4 @@ UnitSystem units_g1(double length_cm, double mass_g) {
   return u;
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -5,7 +5,9 @@
 
 #include <string>
 
-namespace hoshi {
+#include "core/particle_set.hpp"
+
+namespace hoshi::io {
 
 // Newton's constant in cgs as Gadget-2 uses it; with it the galaxy preset has G = 43007.1.
 inline constexpr double kGravityCgs = 6.672e-8;
@@ -35,10 +37,6 @@ UnitSystem parse_units(const std::string& name);
 // The preset whose scalings match (within 1e-6 relative), else a custom system named "custom".
 UnitSystem units_from_cgs(double length_cm, double mass_g, double velocity_cm_s);
 
-}  // namespace hoshi
-
-namespace hoshi {
-struct ParticleSet;
 // Re-expresses positions, velocities, masses, accelerations and potentials given in `from`
 // in the units `to` (a pure change of units; physical quantities are unchanged). Returns the
 // factor by which times scale (from.time / to.time).
@@ -46,4 +44,4 @@ double convert_units(ParticleSet& p, const UnitSystem& from, const UnitSystem& t
 // A G = 1 system with the given length and mass units (velocity = sqrt(G_cgs M / L)): the
 // convention of tipsy files (ChaNGa, PKDGRAV, pynbody: dKpcUnit, dMsolUnit).
 UnitSystem units_g1(double length_cm, double mass_g);
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -6,7 +6,7 @@
 
 #include "core/checks.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 void require_unique_ids(const ParticleSet& p, const std::string& file) {
   std::vector<std::size_t> idx(p.size());
@@ -26,4 +26,4 @@ void validate_loaded(const ParticleSet& p, const std::string& file) {
   require_unique_ids(p, file);
 }
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -8,7 +8,7 @@
 
 #include "core/particle_set.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 
 // Throws std::invalid_argument "FILE: field FIELD: value VALUE (WHY)".
 template <class V>
@@ -25,4 +25,4 @@ void require_unique_ids(const ParticleSet& p, const std::string& file);
 // Finite positions, velocities and masses, masses >= 0, total mass > 0 and unique ids.
 void validate_loaded(const ParticleSet& p, const std::string& file);
 
-}  // namespace hoshi
+}  // namespace hoshi::io

@@ -13,7 +13,7 @@
 #include "io/tipsy.hpp"
 #include "io_test_util.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 namespace {
 
 using test::ScratchDir;
@@ -258,4 +258,4 @@ TEST(BadHdf5, NotAGadgetLayout) {
 }
 
 }  // namespace
-}  // namespace hoshi
+}  // namespace hoshi::io

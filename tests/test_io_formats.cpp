@@ -15,7 +15,7 @@
 #include "io/units.hpp"
 #include "io_test_util.hpp"
 
-namespace hoshi {
+namespace hoshi::io {
 namespace {
 
 using test::ScratchDir;
@@ -450,4 +450,4 @@ TEST(IoGadget, MassTableAndGasAreHandled) {
 }
 
 }  // namespace
-}  // namespace hoshi
+}  // namespace hoshi::io
