@@ -200,6 +200,17 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
     put("GravityConstantInternal", u.G());
     if (u.physical) put("Time_GYR", time_gyr);
   }
+  if (!info.state.empty()) {  // /RunState: what a checkpoint needs beyond the particles
+    Handle g(H5Gcreate2(f.get(), "RunState", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    for (const auto& [key, value] : info.state) {
+      if (const auto* i = std::get_if<std::int64_t>(&value))
+        attr_int64(g.get(), key.c_str(), *i, file);
+      else if (const auto* d = std::get_if<double>(&value))
+        attr_double(g.get(), key.c_str(), *d, file);
+      else
+        attr_string(g.get(), key.c_str(), std::get<std::string>(value), file);
+    }
+  }
   {  // /PartType1
     Handle g(H5Gcreate2(f.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     const double L = u.length_cm, V = u.velocity_cm_s, M = u.mass_g;
@@ -343,10 +354,10 @@ UnitSystem read_units(hid_t f, const std::string& file) {
   return units_henon();
 }
 
-ParamList read_parameters(hid_t f) {
+ParamList read_parameters(hid_t f, const char* group) {
   ParamList out;
-  if (!has_link(f, "Parameters")) return out;
-  Handle g(H5Gopen2(f, "Parameters", H5P_DEFAULT), H5Gclose);
+  if (!has_link(f, group)) return out;
+  Handle g(H5Gopen2(f, group, H5P_DEFAULT), H5Gclose);
   std::vector<std::string> names;
   hsize_t idx = 0;
   H5Aiterate2(
@@ -414,7 +425,8 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     out.info.redshift = attr_or(h.get(), "Redshift", 0, file, "Header");
     out.info.box_size = attr_or(h.get(), "BoxSize", 0, file, "Header");  // SWIFT: 3 entries
     out.info.units = read_units(f.get(), file);
-    out.info.parameters = read_parameters(f.get());
+    out.info.parameters = read_parameters(f.get(), "Parameters");
+    out.info.state = read_parameters(f.get(), "RunState");
   }
   for (int t = 0; t < 6; ++t) {
     const std::uint64_t n = counts[t];

@@ -31,6 +31,7 @@ struct SnapshotInfo {
   double box_size = 0;   // 0: not periodic
   UnitSystem units;      // written into /Units
   ParamList parameters;  // written into /Parameters
+  ParamList state;       // run state of a checkpoint, written into /RunState when not empty
 };
 
 struct SnapshotData {
