@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"forces", hoshi::cli::cmd_forces, "one force evaluation on a particle file, written as CSV"},
     {"ic", hoshi::cli::cmd_ic, "write initial conditions to a file"},
     {"bench", hoshi::cli::cmd_bench, "time the force evaluation"},
+    {"render", hoshi::cli::cmd_render, "picture of a snapshot's projected surface density (PNG)"},
 };
 
 void print_help() {
