@@ -56,8 +56,15 @@ const std::string kRun = "run --ic plummer -n 64 --dt 0.0625 --solver direct --q
 TEST(IoRun, RestartContinuesBitForBit) {
   ScratchDir dir("run");
   const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
-  ASSERT_EQ(hoshi(kRun + "--t-end 1 --snapshot-every 0.5 --out " + a, log), 0)
+  ASSERT_EQ(hoshi(kRun +
+                      "--t-end 1 --snapshot-every 0.5 --render-every 0.5 "
+                      "--render-resolution 32 --out " +
+                      a,
+                  log),
+            0)
       << test::read_all(log);
+  for (const char* frame : {"/frame_000.png", "/frame_001.png", "/frame_002.png"})
+    EXPECT_TRUE(std::filesystem::exists(a + frame)) << frame;
   ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --snapshot-every 0.5 --out " + b, log), 0)
       << test::read_all(log);
   ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1", log), 0) << test::read_all(log);
