@@ -259,6 +259,34 @@ TEST(IoHdf5, ReadsMultiTypeFilesSkippingGas) {
   EXPECT_EQ(d.info.time, 0.5);
 }
 
+TEST(IoHdf5, ReadsMultiFileSets) {
+  ScratchDir dir("h5");
+  ParticleSet a = test::sample_particles(6, 1), b = test::sample_particles(4, 2);
+  for (std::size_t i = 0; i < b.size(); ++i) b.id[i] += 100000;
+  write_hdf5_snapshot(dir.file("snap.0.hdf5"), a, sample_info(units_henon()));
+  write_hdf5_snapshot(dir.file("snap.1.hdf5"), b, sample_info(units_henon()));
+  for (const char* name : {"snap.0.hdf5", "snap.1.hdf5"}) {
+    const hid_t f = H5Fopen(dir.file(name).c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+    const hid_t at = H5Aopen(h, "NumFilesPerSnapshot", H5P_DEFAULT);
+    const std::int32_t two = 2;
+    H5Awrite(at, H5T_NATIVE_INT32, &two);
+    H5Aclose(at);
+    H5Gclose(h);
+    H5Fclose(f);
+  }
+  // Any member names the set; particles come in file order.
+  const SnapshotData d = read_hdf5_snapshot(dir.file("snap.1.hdf5"));
+  ASSERT_EQ(d.particles.size(), 10u);
+  EXPECT_EQ(d.particles.id[0], a.id[0]);
+  EXPECT_EQ(d.particles.id[6], b.id[0]);
+  EXPECT_EQ(d.particles.x[9], b.x[3]);
+  std::filesystem::remove(dir.file("snap.0.hdf5"));
+  const std::string msg =
+      test::invalid_argument_message([&] { read_hdf5_snapshot(dir.file("snap.1.hdf5")); });
+  EXPECT_NE(msg.find("snap.0.hdf5"), std::string::npos) << msg;
+}
+
 // ---- atomic writes ----------------------------------------------------------------------------
 
 TEST(IoAtomic, FailedWriteLeavesPreviousFileAndNoTemporary) {
