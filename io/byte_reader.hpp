@@ -7,14 +7,27 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <vector>
 
 #include "io/validate.hpp"
 
 namespace hoshi::io {
 
-// The whole file; throws std::invalid_argument "FILE: field file: value missing (...)".
-std::vector<unsigned char> read_file_bytes(const std::string& path);
+// A file mapped read-only into memory (mmap), so that readers parse multi-gigabyte files
+// without copying them. Throws std::invalid_argument "FILE: field file: value missing (...)".
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  const unsigned char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  const unsigned char* data_ = nullptr;
+  std::size_t size_ = 0;
+  void* map_ = nullptr;
+};
 
 class ByteReader {
  public:

@@ -198,8 +198,11 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
 }
 
 GadgetBinaryData read_gadget_binary(const std::string& path) {
-  auto bytes = read_file_bytes(path);
-  GadgetBinaryData out = parse_gadget_binary(bytes.data(), bytes.size(), path);
+  GadgetBinaryData out;
+  {
+    const MappedFile mapped(path);
+    out = parse_gadget_binary(mapped.data(), mapped.size(), path);
+  }
   if (out.num_files > 1) {
     static const std::regex member(R"((.*)\.(\d+)$)");
     std::smatch m;
@@ -209,8 +212,8 @@ GadgetBinaryData read_gadget_binary(const std::string& path) {
     GadgetBinaryData all;
     for (int k = 0; k < out.num_files; ++k) {
       const std::string file = m[1].str() + "." + std::to_string(k);
-      bytes = read_file_bytes(file);
-      GadgetBinaryData part = parse_gadget_binary(bytes.data(), bytes.size(), file);
+      const MappedFile mapped(file);
+      GadgetBinaryData part = parse_gadget_binary(mapped.data(), mapped.size(), file);
       if (k == 0) {
         all = part;
         continue;
@@ -240,6 +243,10 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetW
     }
     marker(len);
   };
+  // Fortran record lengths are 32-bit: the largest block (positions) must fit.
+  if (p.size() * 3 * (o.double_precision ? 8 : 4) > 0xffffffffull)
+    throw std::invalid_argument("Gadget binary: field npart: value " + std::to_string(p.size()) +
+                                " (a block would exceed the 4 GiB record limit; use HDF5)");
   const auto n = static_cast<std::uint32_t>(p.size());
   const bool table = o.mass_table && n > 0;
   // Header.

@@ -93,17 +93,40 @@ struct Scaling {
   double length, mass, velocity, to_cgs;
 };
 
-void write_dataset(hid_t group, const char* name, hid_t mem_type, hid_t file_type, const void* data,
-                   hsize_t n, hsize_t dim, const Scaling& s, const std::string& file) {
-  const hsize_t dims[2] = {n, dim};
-  Handle space(H5Screate_simple(dim == 1 ? 1 : 2, dims, nullptr), H5Sclose);
+// Rows per hyperslab when writing or reading: bounds the temporary buffers (24 MB for 3
+// doubles per row) however large the snapshot.
+constexpr std::uint64_t kChunkRows = 1u << 20;
+
+// Writes dataset `name` (n rows of cols.size() columns, column k from *cols[k]) through
+// row-chunked hyperslabs, then Gadget-4's scaling attributes.
+template <class T>
+void write_columns(hid_t group, const char* name, hid_t mem_type, hid_t file_type, std::uint64_t n,
+                   std::initializer_list<const std::vector<T>*> cols, const Scaling& s,
+                   const std::string& file) {
+  const hsize_t ncol = cols.size();
+  const hsize_t dims[2] = {n, ncol};
+  const int rank = ncol == 1 ? 1 : 2;
+  Handle space(H5Screate_simple(rank, dims, nullptr), H5Sclose);
   Handle dset(
       H5Dcreate2(group, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
       H5Dclose);
   if (!dset.valid()) throw std::runtime_error(file + ": cannot create dataset " + name);
-  if (n > 0)
-    check(H5Dwrite(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data),
+  std::vector<T> buf;
+  for (std::uint64_t r0 = 0; r0 < n; r0 += kChunkRows) {
+    const hsize_t rows = std::min<std::uint64_t>(kChunkRows, n - r0);
+    buf.resize(rows * ncol);
+    hsize_t k = 0;
+    for (const auto* c : cols) {
+      for (hsize_t r = 0; r < rows; ++r) buf[r * ncol + k] = (*c)[r0 + r];
+      ++k;
+    }
+    const hsize_t start[2] = {r0, 0}, count[2] = {rows, ncol};
+    Handle mem(H5Screate_simple(rank, count, nullptr), H5Sclose);
+    check(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+          file + ": cannot select rows of " + name);
+    check(H5Dwrite(dset.get(), mem_type, mem.get(), space.get(), H5P_DEFAULT, buf.data()),
           file + ": cannot write dataset " + name + " (disk full?)");
+  }
   // Gadget-4's scaling attributes: value in cgs = value * to_cgs * a^a_scaling *
   // h^h_scaling; hoshi's runs are not cosmological, so a_scaling = h_scaling = 0.
   attr_double(dset.get(), "a_scaling", 0.0, file);
@@ -112,17 +135,6 @@ void write_dataset(hid_t group, const char* name, hid_t mem_type, hid_t file_typ
   attr_double(dset.get(), "mass_scaling", s.mass, file);
   attr_double(dset.get(), "velocity_scaling", s.velocity, file);
   attr_double(dset.get(), "to_cgs", s.to_cgs, file);
-}
-
-std::vector<double> interleave(const std::vector<double>& a, const std::vector<double>& b,
-                               const std::vector<double>& c) {
-  std::vector<double> out(3 * a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    out[3 * i] = a[i];
-    out[3 * i + 1] = b[i];
-    out[3 * i + 2] = c[i];
-  }
-  return out;
 }
 
 void write_file(const std::string& tmp, const std::string& file, const ParticleSet& p,
@@ -214,21 +226,15 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
   {  // /PartType1
     Handle g(H5Gcreate2(f.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     const double L = u.length_cm, V = u.velocity_cm_s, M = u.mass_g;
-    const auto pos = interleave(p.x, p.y, p.z);
-    write_dataset(g.get(), "Coordinates", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, pos.data(), n, 3,
-                  {1, 0, 0, L}, file);
-    const auto vel = interleave(p.vx, p.vy, p.vz);
-    write_dataset(g.get(), "Velocities", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, vel.data(), n, 3,
-                  {0, 0, 1, V}, file);
-    write_dataset(g.get(), "Masses", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, p.m.data(), n, 1,
-                  {0, 1, 0, M}, file);
-    write_dataset(g.get(), "ParticleIDs", H5T_NATIVE_UINT64, H5T_STD_U64LE, p.id.data(), n, 1,
-                  {0, 0, 0, 1}, file);
-    write_dataset(g.get(), "Potential", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, p.pot.data(), n, 1,
-                  {0, 0, 2, V * V}, file);
-    const auto acc = interleave(p.ax, p.ay, p.az);
-    write_dataset(g.get(), "Acceleration", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, acc.data(), n, 3,
-                  {-1, 0, 2, V * V / L}, file);
+    const hid_t gd = g.get(), f64 = H5T_IEEE_F64LE, d = H5T_NATIVE_DOUBLE;
+    write_columns<double>(gd, "Coordinates", d, f64, n, {&p.x, &p.y, &p.z}, {1, 0, 0, L}, file);
+    write_columns<double>(gd, "Velocities", d, f64, n, {&p.vx, &p.vy, &p.vz}, {0, 0, 1, V}, file);
+    write_columns<double>(gd, "Masses", d, f64, n, {&p.m}, {0, 1, 0, M}, file);
+    write_columns<std::uint64_t>(gd, "ParticleIDs", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, {&p.id},
+                                 {0, 0, 0, 1}, file);
+    write_columns<double>(gd, "Potential", d, f64, n, {&p.pot}, {0, 0, 2, V * V}, file);
+    write_columns<double>(gd, "Acceleration", d, f64, n, {&p.ax, &p.ay, &p.az},
+                          {-1, 0, 2, V * V / L}, file);
   }
   check(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), file + ": flush failed (disk full?)");
 }
@@ -302,12 +308,15 @@ bool has_link(hid_t loc, const std::string& name) {
   return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
 }
 
-// Reads dataset `name` of `group` as `mem_type` into a vector of n*dim values, checking the
-// shape against the header's count `n`.
+// Reads dataset `name` of `group` (n rows of outs.size() columns; any numeric type converted
+// to mem_type) in row chunks into outs[k][base + row], checking the shape against the header
+// count `n` first.
 template <class T>
-std::vector<T> read_dataset(hid_t group, const std::string& gname, const std::string& name,
-                            hid_t mem_type, std::uint64_t n, hsize_t dim, const std::string& file) {
+void read_columns(hid_t group, const std::string& gname, const std::string& name, hid_t mem_type,
+                  std::uint64_t n, std::initializer_list<std::vector<T>*> outs, std::size_t base,
+                  const std::string& file) {
   const std::string field = gname + "/" + name;
+  const hsize_t ncol = outs.size();
   Handle dset(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw_bad_field(file, field, "missing", "dataset not found");
   Handle space(H5Dget_space(dset.get()), H5Sclose);
@@ -316,9 +325,9 @@ std::vector<T> read_dataset(hid_t group, const std::string& gname, const std::st
   if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0)
     throw_bad_field(file, field, "rank " + std::to_string(rank), "expected a 1-d or 2-d array");
   const hsize_t cols = rank == 2 ? dims[1] : 1;
-  if (cols != dim)
+  if (cols != ncol)
     throw_bad_field(file, field, std::to_string(dims[0]) + "x" + std::to_string(cols),
-                    "expected " + std::to_string(dim) + " column(s)");
+                    "expected " + std::to_string(ncol) + " column(s)");
   if (dims[0] != n)
     throw_bad_field(file, field, dims[0],
                     "length differs from the header count NumPart_ThisFile = " + std::to_string(n));
@@ -326,10 +335,21 @@ std::vector<T> read_dataset(hid_t group, const std::string& gname, const std::st
   const H5T_class_t cls = H5Tget_class(type.get());
   if (cls != H5T_INTEGER && cls != H5T_FLOAT)
     throw_bad_field(file, field, "non-numeric type", "expected numbers");
-  std::vector<T> v(static_cast<std::size_t>(n * dim));
-  if (n > 0 && H5Dread(dset.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0)
-    throw_bad_field(file, field, "unreadable", "cannot read data (truncated or corrupt file?)");
-  return v;
+  std::vector<T> buf;
+  for (std::uint64_t r0 = 0; r0 < n; r0 += kChunkRows) {
+    const hsize_t rows = std::min<std::uint64_t>(kChunkRows, n - r0);
+    buf.resize(rows * ncol);
+    const hsize_t start[2] = {r0, 0}, count[2] = {rows, ncol};
+    Handle mem(H5Screate_simple(rank, count, nullptr), H5Sclose);
+    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dread(dset.get(), mem_type, mem.get(), space.get(), H5P_DEFAULT, buf.data()) < 0)
+      throw_bad_field(file, field, "unreadable", "cannot read data (truncated or corrupt file?)");
+    hsize_t k = 0;
+    for (auto* out : outs) {
+      for (hsize_t r = 0; r < rows; ++r) (*out)[base + r0 + r] = buf[r * ncol + k];
+      ++k;
+    }
+  }
 }
 
 UnitSystem read_units(hid_t f, const std::string& file) {
@@ -441,37 +461,26 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
                       "group not found although NumPart_ThisFile[" + std::to_string(t) +
                           "] = " + std::to_string(n));
     Handle g(H5Gopen2(f.get(), gname.c_str(), H5P_DEFAULT), H5Gclose);
-    const auto pos =
-        read_dataset<double>(g.get(), gname, "Coordinates", H5T_NATIVE_DOUBLE, n, 3, file);
-    const auto vel =
-        read_dataset<double>(g.get(), gname, "Velocities", H5T_NATIVE_DOUBLE, n, 3, file);
-    const auto ids =
-        read_dataset<std::uint64_t>(g.get(), gname, "ParticleIDs", H5T_NATIVE_UINT64, n, 1, file);
-    std::vector<double> mass;
-    if (has_link(g.get(), "Masses"))
-      mass = read_dataset<double>(g.get(), gname, "Masses", H5T_NATIVE_DOUBLE, n, 1, file);
+    ParticleSet& p = out.particles;
+    const std::size_t base = p.size();
+    p.resize(base + n);  // zero accelerations and potentials unless the file has them
+    const hid_t gd = g.get(), d = H5T_NATIVE_DOUBLE;
+    read_columns<double>(gd, gname, "Coordinates", d, n, {&p.x, &p.y, &p.z}, base, file);
+    read_columns<double>(gd, gname, "Velocities", d, n, {&p.vx, &p.vy, &p.vz}, base, file);
+    read_columns<std::uint64_t>(gd, gname, "ParticleIDs", H5T_NATIVE_UINT64, n, {&p.id}, base,
+                                file);
+    if (has_link(gd, "Masses"))
+      read_columns<double>(gd, gname, "Masses", d, n, {&p.m}, base, file);
     else if (mass_table[t] > 0)
-      mass.assign(n, mass_table[t]);
+      std::fill(p.m.begin() + base, p.m.end(), mass_table[t]);
     else
       throw_bad_field(file, gname + "/Masses", "missing",
                       "no Masses dataset and MassTable[" + std::to_string(t) +
                           "] = " + std::to_string(mass_table[t]));
-    std::vector<double> pot, acc;
-    if (has_link(g.get(), "Potential"))
-      pot = read_dataset<double>(g.get(), gname, "Potential", H5T_NATIVE_DOUBLE, n, 1, file);
-    if (has_link(g.get(), "Acceleration"))
-      acc = read_dataset<double>(g.get(), gname, "Acceleration", H5T_NATIVE_DOUBLE, n, 3, file);
-    ParticleSet& p = out.particles;
-    const std::size_t base = p.size();
-    for (std::uint64_t i = 0; i < n; ++i)
-      p.push_back(pos[3 * i], pos[3 * i + 1], pos[3 * i + 2], vel[3 * i], vel[3 * i + 1],
-                  vel[3 * i + 2], mass[i], ids[i]);
-    for (std::uint64_t i = 0; i < n && !pot.empty(); ++i) p.pot[base + i] = pot[i];
-    for (std::uint64_t i = 0; i < n && !acc.empty(); ++i) {
-      p.ax[base + i] = acc[3 * i];
-      p.ay[base + i] = acc[3 * i + 1];
-      p.az[base + i] = acc[3 * i + 2];
-    }
+    if (has_link(gd, "Potential"))
+      read_columns<double>(gd, gname, "Potential", d, n, {&p.pot}, base, file);
+    if (has_link(gd, "Acceleration"))
+      read_columns<double>(gd, gname, "Acceleration", d, n, {&p.ax, &p.ay, &p.az}, base, file);
     out.loaded[t] += n;
   }
   return static_cast<std::uint64_t>(nfiles);

@@ -137,8 +137,11 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
 }
 
 TipsyData read_tipsy(const std::string& path) {
-  const auto bytes = read_file_bytes(path);
-  TipsyData out = parse_tipsy(bytes.data(), bytes.size(), path);
+  TipsyData out;
+  {
+    const MappedFile file(path);
+    out = parse_tipsy(file.data(), file.size(), path);
+  }
   // Units from the companion parameter file, if any.
   std::ifstream param(path + ".param");
   double kpc = 0, msol = 0;
@@ -170,16 +173,22 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   const double G = units.G(), sg = std::sqrt(G);
   const UnitSystem file_units = units_g1(units.length_cm, units.mass_g);
   const auto n = static_cast<std::int32_t>(p.size());
-  std::string out;
-  out.reserve(kHeader + p.size() * kDark);
-  put_bytes(out, time * sg, true);
-  for (std::int32_t v : {n, 3, 0, n, 0, 0}) put_bytes(out, v, true);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    for (double v : {p.m[i], p.x[i], p.y[i], p.z[i], p.vx[i] / sg, p.vy[i] / sg, p.vz[i] / sg, eps,
-                     p.pot[i] / G})
-      put_bytes(out, static_cast<float>(v), true);
-  }
-  write_stream_atomically(path, [&](std::ostream& s) { s.write(out.data(), out.size()); });
+  write_stream_atomically(path, [&](std::ostream& s) {
+    std::string buf;
+    put_bytes(buf, time * sg, true);
+    for (std::int32_t v : {n, 3, 0, n, 0, 0}) put_bytes(buf, v, true);
+    // Records in chunks, so that memory stays small for large N.
+    constexpr std::size_t chunk = 1 << 16;
+    for (std::size_t i0 = 0; i0 < p.size(); i0 += chunk) {
+      for (std::size_t i = i0; i < std::min(p.size(), i0 + chunk); ++i)
+        for (double v : {p.m[i], p.x[i], p.y[i], p.z[i], p.vx[i] / sg, p.vy[i] / sg, p.vz[i] / sg,
+                         eps, p.pot[i] / G})
+          put_bytes(buf, static_cast<float>(v), true);
+      s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+    s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  });
   std::ostringstream param;
   param.precision(17);
   param << "# units of " << std::filesystem::path(path).filename().string()
