@@ -9,7 +9,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const hoshi::GadgetBinaryData d = hoshi::io::parse_gadget_binary(data, size, "fuzz.gadget");
+    const hoshi::io::GadgetBinaryData d = hoshi::io::parse_gadget_binary(data, size, "fuzz.gadget");
     hoshi::io::validate_loaded(d.particles, "fuzz.gadget");
     (void)hoshi::io::looks_like_gadget_binary(data, size);
   } catch (const std::invalid_argument&) {

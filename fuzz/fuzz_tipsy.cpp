@@ -10,7 +10,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const hoshi::TipsyData d = hoshi::io::parse_tipsy(data, size, "fuzz.tipsy");
+    const hoshi::io::TipsyData d = hoshi::io::parse_tipsy(data, size, "fuzz.tipsy");
     hoshi::io::validate_loaded(d.particles, "fuzz.tipsy");
     (void)hoshi::io::looks_like_tipsy(data, size, size);
   } catch (const std::invalid_argument&) {

@@ -303,11 +303,12 @@ class RunOutputs : public RunObserver {
     constexpr int width = 24;
     const int filled = static_cast<int>(frac * width);
     char buf[256];
-    std::snprintf(
-        buf, sizeof buf, "\r[%s%s] t = %.4g / %.4g  %.1f steps/s  ETA %d:%02d:%02d  dE/E0 = %+.2e ",
-        std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), s.time, s.t_end,
-        rate, static_cast<int>(eta / 3600), static_cast<int>(std::fmod(eta / 60, 60)),
-        static_cast<int>(std::fmod(eta, 60)), err);
+    std::snprintf(buf, sizeof buf,
+                  "\r[%s%s] t = %.4g / %.4g  %.1f steps/s  ETA %d:%02d:%02d  dE/E0 = %+.2e\x1b[K",
+                  std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                  s.time, s.t_end, rate, static_cast<int>(eta / 3600),
+                  static_cast<int>(std::fmod(eta / 60, 60)), static_cast<int>(std::fmod(eta, 60)),
+                  err);
     std::cout << buf << std::flush;
   }
 
