@@ -402,6 +402,31 @@ TEST(IoTipsy, ReadsBonsaiLittleEndianWith64BitIds) {
   EXPECT_EQ(d.time, 3.5);
 }
 
+TEST(IoTipsy, StandardWithGasDarkAndStars) {
+  // Big-endian, 2 gas + 1 dark + 2 stars (ChaNGa layout): gas skipped, stars keep their
+  // potential (the last float of the 11-float star record).
+  std::string b;
+  put_bytes(b, 0.25, true);
+  for (std::int32_t v : {5, 3, 2, 1, 2, 0}) put_bytes(b, v, true);
+  for (int k = 0; k < 24; ++k) put_bytes(b, 9.0f, true);  // two gas records
+  for (float v : {0.5f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 0.01f, -7.f}) put_bytes(b, v, true);
+  for (int i = 0; i < 2; ++i)
+    for (float v : {0.25f, float(10 + i), 0.f, 0.f, 0.f, 0.f, 1.f, 0.02f, 3.f, 0.01f, -8.f - i})
+      put_bytes(b, v, true);
+  const TipsyData d = parse_tipsy(reinterpret_cast<const unsigned char*>(b.data()), b.size(), "c");
+  EXPECT_TRUE(d.big_endian);
+  EXPECT_EQ(d.skipped_gas, 2u);
+  EXPECT_EQ(d.n_dark, 1u);
+  EXPECT_EQ(d.n_star, 2u);
+  ASSERT_EQ(d.particles.size(), 3u);
+  EXPECT_EQ(d.particles.z[0], 3.0);
+  EXPECT_EQ(d.particles.pot[0], -7.0);
+  EXPECT_EQ(d.particles.x[2], 11.0);
+  EXPECT_EQ(d.particles.vz[2], 1.0);
+  EXPECT_EQ(d.particles.pot[2], -9.0);
+  EXPECT_EQ(d.particles.id[2], 2u);
+}
+
 // ---- Gadget binary ------------------------------------------------------------------------------
 
 TEST(IoGadget, AllVariantsRoundTrip) {

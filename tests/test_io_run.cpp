@@ -188,6 +188,28 @@ TEST(IoRun, ExistingOutputAndBadInputLeaveFilesUntouched) {
   EXPECT_FALSE(std::filesystem::exists(out2));
 }
 
+TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {
+  ScratchDir dir("params");
+  auto message = [&](const std::string& text) {
+    test::write_all(dir.file("p.yml"), text);
+    return test::invalid_argument_message([&] { read_param_file(dir.file("p.yml")); });
+  };
+  EXPECT_NE(message("dt: 0.1\ndt: 0.2\n").find("line 2: field dt: given more than once"),
+            std::string::npos);
+  EXPECT_NE(message("theta: {a: 1}\n").find("field theta: value is a list or mapping"),
+            std::string::npos);
+  EXPECT_NE(message("a: [1, 2\n").find("YAML error"), std::string::npos);
+  EXPECT_NE(message("- 1\n- 2\n").find("mapping"), std::string::npos);
+  test::write_all(dir.file("ok.yml"), "t_end: 5\nsolver: tree\n");
+  const auto kv = read_param_file(dir.file("ok.yml"));
+  ASSERT_EQ(kv.size(), 2u);
+  EXPECT_EQ(kv[0].first, "t-end");  // underscores become dashes
+  EXPECT_EQ(kv[0].second, "5");
+  EXPECT_EQ(std::get<std::int64_t>(param_value_from_text("5")), 5);
+  EXPECT_EQ(std::get<double>(param_value_from_text("0.5")), 0.5);
+  EXPECT_EQ(std::get<std::string>(param_value_from_text("tree")), "tree");
+}
+
 // ---- render ------------------------------------------------------------------------------------
 
 TEST(IoRender, SurfaceDensityConservesMassAndProjects) {
