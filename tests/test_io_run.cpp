@@ -93,7 +93,9 @@ TEST(IoRun, RestartAfterShortFinalStepKeepsTime) {
   EXPECT_EQ(state(c, "step"), 17);
 }
 
-TEST(IoRun, SigintFinishesStepCheckpointsAndRestartMatches) {
+class IoRunSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
   ScratchDir dir("run");
   const std::string s = dir.file("S"), u = dir.file("U"), log = dir.file("log");
   const pid_t pid = fork();
@@ -115,7 +117,7 @@ TEST(IoRun, SigintFinishesStepCheckpointsAndRestartMatches) {
     rows = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
   }
   ASSERT_GE(rows, 4) << "the run did not start";
-  kill(pid, SIGINT);
+  kill(pid, GetParam());
   int status = 0;
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status)) << "killed instead of a clean exit";
@@ -209,6 +211,11 @@ TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {
   EXPECT_EQ(std::get<double>(param_value_from_text("0.5")), 0.5);
   EXPECT_EQ(std::get<std::string>(param_value_from_text("tree")), "tree");
 }
+
+INSTANTIATE_TEST_SUITE_P(Signals, IoRunSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) {
+                           return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
 
 // ---- render ------------------------------------------------------------------------------------
 
