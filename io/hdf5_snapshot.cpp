@@ -17,6 +17,8 @@ namespace hoshi::io {
 
 namespace {
 
+constexpr hssize_t kMaxTypes = 16;
+
 // ---- RAII handles ------------------------------------------------------------------------
 
 class Handle {
@@ -259,21 +261,24 @@ std::vector<double> read_attr_numbers(hid_t loc, const char* name, const std::st
   return v;
 }
 
+// Per-type counts: 6 types (Gadget, GIZMO, AREPO) or 7 (SWIFT adds neutrinos); up to 16.
 std::vector<std::uint64_t> read_attr_counts(hid_t loc, const char* name, const std::string& file) {
   Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
   if (!attr.valid())
     throw_bad_field(file, std::string("Header/") + name, "missing", "attribute not found");
   Handle space(H5Aget_space(attr.get()), H5Sclose);
   const hssize_t n = H5Sget_simple_extent_npoints(space.get());
-  if (n != 6) throw_bad_field(file, std::string("Header/") + name, n, "expected 6 entries");
+  if (n < 6 || n > kMaxTypes)
+    throw_bad_field(file, std::string("Header/") + name, n,
+                    "expected 6 to 16 entries (one per type)");
   Handle type(H5Aget_type(attr.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_INTEGER)
     throw_bad_field(file, std::string("Header/") + name, "non-integer", "expected integers");
-  std::vector<std::int64_t> v(6);
+  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
   if (H5Aread(attr.get(), H5T_NATIVE_INT64, v.data()) < 0)
     throw_bad_field(file, std::string("Header/") + name, "unreadable", "cannot read attribute");
-  std::vector<std::uint64_t> out(6);
-  for (int t = 0; t < 6; ++t) {
+  std::vector<std::uint64_t> out(v.size());
+  for (std::size_t t = 0; t < v.size(); ++t) {
     if (v[t] < 0)
       throw_bad_field(file, std::string("Header/") + name + "[" + std::to_string(t) + "]", v[t],
                       "negative particle count");
@@ -418,21 +423,28 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     throw_bad_field(file, "Header", "missing", "not a Gadget-layout snapshot: no /Header group");
   Handle h(H5Gopen2(f.get(), "Header", H5P_DEFAULT), H5Gclose);
   const auto counts = read_attr_counts(h.get(), "NumPart_ThisFile", file);
-  std::vector<double> mass_table(6, 0.0);
+  const std::size_t ntypes = counts.size();
+  std::vector<double> mass_table(ntypes, 0.0);
   if (has_attr(h.get(), "MassTable")) {
     mass_table = read_attr_numbers(h.get(), "MassTable", file, "Header");
-    if (mass_table.size() != 6)
-      throw_bad_field(file, "Header/MassTable", mass_table.size(), "expected 6 entries");
+    if (mass_table.size() != ntypes)
+      throw_bad_field(file, "Header/MassTable", mass_table.size(),
+                      "expected " + std::to_string(ntypes) + " entries like NumPart_ThisFile");
   }
+  if (out.loaded.size() < ntypes) out.loaded.resize(ntypes), out.skipped.resize(ntypes);
   const double nfiles = attr_or(h.get(), "NumFilesPerSnapshot", 1, file, "Header");
   if (!(nfiles >= 1 && nfiles <= 1e6))
     throw_bad_field(file, "Header/NumFilesPerSnapshot", nfiles, "must be >= 1");
   if (nfiles == 1 && has_attr(h.get(), "NumPart_Total")) {
     const auto total = read_attr_counts(h.get(), "NumPart_Total", file);
-    std::vector<std::uint64_t> high(6, 0);
+    std::vector<std::uint64_t> high(ntypes, 0);
     if (has_attr(h.get(), "NumPart_Total_HighWord"))
       high = read_attr_counts(h.get(), "NumPart_Total_HighWord", file);
-    for (int t = 0; t < 6; ++t) {
+    if (total.size() != ntypes || high.size() != ntypes)
+      throw_bad_field(
+          file, "Header/NumPart_Total", total.size(),
+          "entries differ in number from NumPart_ThisFile (" + std::to_string(ntypes) + ")");
+    for (std::size_t t = 0; t < ntypes; ++t) {
       const std::uint64_t all = total[t] + (high[t] << 32);
       if (all != counts[t])
         throw_bad_field(file, "Header/NumPart_Total[" + std::to_string(t) + "]", all,
@@ -448,7 +460,7 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     out.info.parameters = read_parameters(f.get(), "Parameters");
     out.info.state = read_parameters(f.get(), "RunState");
   }
-  for (int t = 0; t < 6; ++t) {
+  for (std::size_t t = 0; t < ntypes; ++t) {
     const std::uint64_t n = counts[t];
     const std::string gname = "PartType" + std::to_string(t);
     if (t == 0) {  // gas: not collisionless, reported and skipped

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/particle_set.hpp"
 #include "io/parameters.hpp"
@@ -37,8 +38,9 @@ struct SnapshotInfo {
 struct SnapshotData {
   ParticleSet particles;  // the collisionless particles (types 1..5, in type order)
   SnapshotInfo info;
-  std::array<std::uint64_t, 6> loaded{};   // particles loaded per type
-  std::array<std::uint64_t, 6> skipped{};  // particles skipped per type (gas, type 0)
+  // Per particle type (6 entries, or as many as the file has: SWIFT writes 7).
+  std::vector<std::uint64_t> loaded = std::vector<std::uint64_t>(6, 0);   // loaded
+  std::vector<std::uint64_t> skipped = std::vector<std::uint64_t>(6, 0);  // skipped (gas, type 0)
 };
 
 // Writes `p` to `path` atomically (temporary file + rename). Throws std::runtime_error when
@@ -46,7 +48,8 @@ struct SnapshotData {
 void write_hdf5_snapshot(const std::string& path, const ParticleSet& p, const SnapshotInfo& info);
 
 // Reads a Gadget-layout HDF5 file (hoshi, Gadget-2/3/4, GIZMO, AREPO, SWIFT; multi-file sets
-// NAME.0.hdf5, NAME.1.hdf5, ... when given any one of them). Types 1..5 are loaded; gas
+// NAME.0.hdf5, NAME.1.hdf5, ... when given any one of them). Types 1 and up (1..5; SWIFT's
+// 7-type files also 6, neutrinos) are loaded; gas
 // (type 0) is skipped and counted in `skipped`. Masses come from the Masses dataset or the
 // MassTable. Bad input throws std::invalid_argument "FILE: field F: value V (why)".
 // Accelerations and potentials are read when present.

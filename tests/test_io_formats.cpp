@@ -188,8 +188,9 @@ TEST(IoHdf5, HenonUnitsWriteNoPhysicalTime) {
   EXPECT_EQ(read_hdf5_snapshot(dir.file("s.hdf5")).info.units.name, "henon");
 }
 
-// A file shaped like GIZMO/SWIFT output: gas (type 0), halo (1) and stars (4) with float
-// coordinates, 32-bit ids, star masses only in the MassTable and a 3-element BoxSize.
+// A file shaped like SWIFT output: 7 particle types, gas (type 0), halo (1), stars (4) and
+// neutrinos (6) with float coordinates, 32-bit ids, star masses only in the MassTable, a
+// 3-element BoxSize and SWIFT's unit names (Mpc, 1e10 Msun, time unit Mpc / (km/s)).
 void write_multi_type(const std::string& path) {
   const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   const hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -200,18 +201,32 @@ void write_multi_type(const std::string& path) {
     H5Aclose(a);
     H5Sclose(s);
   };
-  const std::int32_t counts[6] = {5, 4, 0, 0, 3, 0};
-  const double table[6] = {0, 0, 0, 0, 0.25, 0};
+  const std::int32_t counts[7] = {5, 4, 0, 0, 3, 0, 2};
+  const double table[7] = {0, 0, 0, 0, 0.25, 0, 0};
   const double box[3] = {10, 10, 10};
   const double time = 0.5;
   const std::int32_t one = 1;
-  attr("NumPart_ThisFile", H5T_NATIVE_INT32, counts, 6);
-  attr("NumPart_Total", H5T_NATIVE_INT32, counts, 6);
-  attr("MassTable", H5T_NATIVE_DOUBLE, table, 6);
+  attr("NumPart_ThisFile", H5T_NATIVE_INT32, counts, 7);
+  attr("NumPart_Total", H5T_NATIVE_INT32, counts, 7);
+  attr("MassTable", H5T_NATIVE_DOUBLE, table, 7);
   attr("BoxSize", H5T_NATIVE_DOUBLE, box, 3);
   attr("Time", H5T_NATIVE_DOUBLE, &time, 1);
   attr("NumFilesPerSnapshot", H5T_NATIVE_INT32, &one, 1);
   H5Gclose(h);
+  {
+    const hid_t u = H5Gcreate2(f, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const std::pair<const char*, double> units[] = {{"Unit length in cgs (U_L)", 3.08567758e24},
+                                                    {"Unit mass in cgs (U_M)", 1.98841e43},
+                                                    {"Unit time in cgs (U_t)", 3.08567758e19}};
+    for (const auto& [name, v] : units) {
+      const hid_t sp = H5Screate(H5S_SCALAR);
+      const hid_t a = H5Acreate2(u, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+      H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+      H5Aclose(a);
+      H5Sclose(sp);
+    }
+    H5Gclose(u);
+  }
   auto group = [&](int type, int n, bool masses) {
     const std::string g = "PartType" + std::to_string(type);
     const hid_t gid = H5Gcreate2(f, g.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -238,17 +253,24 @@ void write_multi_type(const std::string& path) {
   group(0, 5, true);
   group(1, 4, true);
   group(4, 3, false);
+  group(6, 2, true);
   H5Fclose(f);
 }
 
-TEST(IoHdf5, ReadsMultiTypeFilesSkippingGas) {
+TEST(IoHdf5, ReadsSwiftStyleMultiTypeFilesSkippingGas) {
   ScratchDir dir("h5");
   write_multi_type(dir.file("m.hdf5"));
   const SnapshotData d = read_hdf5_snapshot(dir.file("m.hdf5"));
   EXPECT_EQ(d.skipped[0], 5u);
   EXPECT_EQ(d.loaded[1], 4u);
   EXPECT_EQ(d.loaded[4], 3u);
-  ASSERT_EQ(d.particles.size(), 7u);
+  ASSERT_EQ(d.loaded.size(), 7u);
+  EXPECT_EQ(d.loaded[6], 2u);
+  ASSERT_EQ(d.particles.size(), 9u);
+  EXPECT_EQ(d.particles.id[7], 600u);
+  // SWIFT units: velocity = U_L / U_t = 1e5 cm/s.
+  EXPECT_EQ(d.info.units.length_cm, 3.08567758e24);
+  EXPECT_NEAR(d.info.units.velocity_cm_s, 1e5, 1e-10);
   EXPECT_EQ(d.particles.id[0], 100u);
   EXPECT_EQ(d.particles.id[4], 400u);
   EXPECT_EQ(d.particles.m[0], 0.5);   // from the Masses dataset
