@@ -142,6 +142,33 @@ TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
   EXPECT_EQ(test::read_all(s + "/energy.csv"), test::read_all(u + "/energy.csv"));
 }
 
+TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("G"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic plummer -n 512 --solver direct --precision double --softening 0 "
+                  "--units galaxy --t-end 0 --quiet --out " +
+                      out,
+                  log),
+            0)
+      << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
+  EXPECT_EQ(c.info.units.name, "galaxy");
+  const ParticleSet& p = c.particles;
+  double kinetic = 0, potential = 0, mass = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    kinetic += 0.5 * p.m[i] * (p.vx[i] * p.vx[i] + p.vy[i] * p.vy[i] + p.vz[i] * p.vz[i]);
+    potential += 0.5 * p.m[i] * p.pot[i];  // pot includes G = 43007.1
+    mass += p.m[i];
+  }
+  EXPECT_NEAR(mass, 1.0, 1e-12);  // 1e10 Msun
+  // A Plummer model is in virial equilibrium: 2K/|W| = 1 up to sampling noise, a few percent
+  // for 512 particles (tolerance 0.15). Without the velocity scaling to G it would be
+  // 1/43007.1.
+  EXPECT_NEAR(2 * kinetic / std::abs(potential), 1.0, 0.15);
+  // Henon energy E = -1/4 G M^2 / r_unit scales with G: E = -43007.1 / 4 (same noise).
+  EXPECT_NEAR((kinetic + potential) / (-43007.1 / 4), 1.0, 0.15);
+}
+
 TEST(IoRun, ParameterFileWithCommandLineOverride) {
   ScratchDir dir("run");
   const std::string params = dir.file("p.yml"), out = dir.file("P"), log = dir.file("log");
