@@ -169,6 +169,50 @@ TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
   EXPECT_NEAR((kinetic + potential) / (-43007.1 / 4), 1.0, 0.15);
 }
 
+TEST(IoRun, KilledRunLeavesACompleteWallClockCheckpoint) {
+  // SIGKILL cannot be caught: what survives is the last periodic checkpoint (every 12 ms of
+  // wall clock here), which must be complete, and continuing from it must match a run that
+  // was never killed. energy.csv holds rows written after that checkpoint: the continued run
+  // drops and rewrites them.
+  ScratchDir dir("run");
+  const std::string k = dir.file("K"), u = dir.file("U"), log = dir.file("log");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(dir.file("klog").c_str(), "w", stdout);
+    execl(HOSHI_EXE, HOSHI_EXE, "run", "--ic", "plummer", "-n", "64", "--dt", "0.01", "--solver",
+          "direct", "--t-end", "1e6", "--output-every", "0.01", "--checkpoint-minutes", "0.0002",
+          "--out", k.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(k + "/checkpoint.hdf5") &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const SnapshotData c = read_hdf5_snapshot(k + "/checkpoint.hdf5");  // complete and valid
+  const double step = state(c, "step");
+  ASSERT_GT(step, 0);
+  std::ostringstream t_end;
+  t_end.precision(17);
+  t_end << (step + 3) * 0.01;
+  ASSERT_EQ(hoshi("run --restart " + k + " --checkpoint-minutes 0 --t-end " + t_end.str(), log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --dt 0.01 --solver direct --quiet --output-every 0.01 "
+                  "--t-end " +
+                      t_end.str() + " --out " + u,
+                  log),
+            0)
+      << test::read_all(log);
+  expect_same_particles(read_hdf5_snapshot(k + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(u + "/checkpoint.hdf5").particles);
+  EXPECT_EQ(test::read_all(k + "/energy.csv"), test::read_all(u + "/energy.csv"));
+}
+
 TEST(IoRun, ParameterFileWithCommandLineOverride) {
   ScratchDir dir("run");
   const std::string params = dir.file("p.yml"), out = dir.file("P"), log = dir.file("log");
