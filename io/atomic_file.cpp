@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <stdexcept>
 
 namespace hoshi::io {
@@ -78,6 +79,20 @@ void write_stream_atomically(const std::string& path,
     out.close();
     if (out.fail()) throw std::runtime_error(path + ": close failed (disk full?)");
   });
+}
+
+int remove_stale_temporaries(const std::string& dir) {
+  static const std::regex temp(R"(\..+\.tmp\.(\d+)\.\d+)");
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    std::smatch m;
+    if (!e.is_regular_file(ec) || !std::regex_match(name, m, temp)) continue;
+    if (m[1].str() == std::to_string(::getpid())) continue;
+    if (fs::remove(e.path(), ec)) ++removed;
+  }
+  return removed;
 }
 
 void prepare_output_dir(const std::string& dir, bool overwrite) {

@@ -26,6 +26,10 @@ void write_atomically(const std::string& path,
 void write_stream_atomically(const std::string& path,
                              const std::function<void(std::ostream&)>& write);
 
+// Removes temporaries left in `dir` by writers that were killed (names .NAME.tmp.PID.K whose
+// process PID is not this one); returns how many. Nothing else is touched.
+int remove_stale_temporaries(const std::string& dir);
+
 // Makes `dir` ready to receive a run's output. A directory that does not exist is created
 // (with parents). An existing non-empty directory is an error unless `overwrite` is set
 // (std::invalid_argument naming the directory and --overwrite).

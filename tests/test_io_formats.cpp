@@ -330,6 +330,20 @@ TEST(IoAtomic, FailedWriteLeavesPreviousFileAndNoTemporary) {
   EXPECT_EQ(test::read_all(path), "second");
 }
 
+TEST(IoAtomic, StaleTemporariesOfKilledWritersAreRemoved) {
+  ScratchDir dir("atomic");
+  test::write_all(dir.file(".checkpoint.hdf5.tmp.999999999.3"), "half");
+  const std::string mine = temporary_path(dir.file("snap.hdf5"));  // this process: kept
+  test::write_all(mine, "in progress");
+  test::write_all(dir.file("checkpoint.hdf5"), "whole");
+  test::write_all(dir.file(".hidden.tmp"), "not ours");
+  EXPECT_EQ(remove_stale_temporaries(dir.path().string()), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir.file(".checkpoint.hdf5.tmp.999999999.3")));
+  EXPECT_TRUE(std::filesystem::exists(mine));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("checkpoint.hdf5")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file(".hidden.tmp")));
+}
+
 TEST(IoAtomic, OutputDirectoryIsNotReusedWithoutOverwrite) {
   ScratchDir dir("atomic");
   const std::string out = dir.file("run");

@@ -443,6 +443,7 @@ int cmd_run(int argc, char** argv) {
     p = std::move(checkpoint.particles);
     cfg.start = &start;
     truncate_energy_log(cfg.out_dir + "/energy.csv", start.step);
+    io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
     const std::string ic = r["ic"].as<std::string>();
     const auto models = model_names();
