@@ -3,38 +3,96 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <random>
+#include <fstream>
+#include <regex>
 #include <stdexcept>
 
 namespace hoshi::io {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+void fsync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open for fsync: " + errno_text());
+  const int rc = ::fsync(fd);
+  const std::string err = rc != 0 ? errno_text() : "";
+  ::close(fd);
+  // Some file systems do not support fsync on directories (EINVAL): not an error.
+  if (rc != 0 && !(directory && (err == std::strerror(EINVAL))))
+    throw std::runtime_error(path + ": fsync failed: " + err);
+}
+
+}  // namespace
+
+std::string temporary_path(const std::string& path) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path p(path);
+  std::string name(1, '.');
+  name += p.filename().string();
+  name += ".tmp.";
+  name += std::to_string(::getpid());
+  name += '.';
+  name += std::to_string(counter++);
+  return (p.parent_path() / name).string();
+}
+
+void commit_file(const std::string& tmp, const std::string& path) {
+  fsync_path(tmp, false);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error(path + ": cannot rename " + tmp + " into place: " + errno_text());
+  fs::path dir = fs::path(path).parent_path();
+  fsync_path(dir.empty() ? "." : dir.string(), true);
+}
+
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string&)>& write) {
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device rd;
-  std::string name = ".";
-  name.append(target.filename().string()).append(".tmp").append(std::to_string(rd() % 1000000));
-  const std::string tmp = (dir / name).string();
+  const std::string tmp = temporary_path(path);
   try {
     write(tmp);
-    const int fd = ::open(tmp.c_str(), O_RDONLY);
-    if (fd >= 0) {
-      ::fsync(fd);
-      ::close(fd);
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + ec.message());
+    commit_file(tmp, path);
   } catch (...) {
     std::error_code ec;
     fs::remove(tmp, ec);
     throw;
   }
+}
+
+void write_stream_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(path + ": cannot create " + tmp + ": " + errno_text());
+    write(out);
+    out.flush();
+    if (!out) throw std::runtime_error(path + ": write failed (disk full?)");
+    out.close();
+    if (out.fail()) throw std::runtime_error(path + ": close failed (disk full?)");
+  });
+}
+
+int remove_stale_temporaries(const std::string& dir) {
+  static const std::regex temp(R"(\..+\.tmp\.(\d+)\.\d+)");
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    std::smatch m;
+    if (!e.is_regular_file(ec) || !std::regex_match(name, m, temp)) continue;
+    if (m[1].str() == std::to_string(::getpid())) continue;
+    if (fs::remove(e.path(), ec)) ++removed;
+  }
+  return removed;
 }
 
 void prepare_output_dir(const std::string& dir, bool overwrite) {
@@ -43,13 +101,12 @@ void prepare_output_dir(const std::string& dir, bool overwrite) {
     if (!fs::is_directory(dir, ec))
       throw std::invalid_argument("--out " + dir + ": exists and is not a directory");
     if (!fs::is_empty(dir, ec) && !overwrite)
-      throw std::invalid_argument(
-          "--out " + dir + ": directory exists and is not empty (use --overwrite to reuse it)");
+      throw std::invalid_argument("--out " + dir +
+                                  ": exists and is not empty (use --overwrite to reuse it)");
     return;
   }
   fs::create_directories(dir, ec);
-  if (ec)
-    throw std::invalid_argument("--out " + dir + ": cannot create directory: " + ec.message());
+  if (ec) throw std::invalid_argument("--out " + dir + ": cannot create: " + ec.message());
 }
 
 }  // namespace hoshi::io

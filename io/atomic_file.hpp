@@ -1,22 +1,38 @@
-// Files appear whole or not at all: every writer in hoshi writes to a temporary file in the
-// destination's directory and renames it into place (rename(2) is atomic within a file system),
-// so a crash, a full disk or a bad value never leaves a half-written file and never destroys
-// the previous version.
+// Crash-safe output: every file hoshi writes is first written under a temporary name in the
+// same directory, flushed to disk (fsync) and then renamed over the final name (rename(2) is
+// atomic within a file system). A crash or a full disk therefore leaves either the previous
+// complete file or the new complete file, never a half-written one; the temporary is removed
+// when writing fails.
 #pragma once
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 namespace hoshi::io {
 
-// Calls write(tmp_path) to produce the file under a temporary name next to `path`, flushes it
-// to disk and renames it to `path`. If write throws, the temporary file is removed and the
-// exception propagates; `path` is untouched.
+// A fresh temporary name beside `path`: DIR/.NAME.tmp.PID.COUNTER.
+std::string temporary_path(const std::string& path);
+
+// fsyncs `tmp`, renames it to `path` and fsyncs the directory. Throws std::runtime_error.
+void commit_file(const std::string& tmp, const std::string& path);
+
+// Calls write(tmp) for a temporary name `tmp`, then commit_file(tmp, path). If write throws,
+// the temporary is removed, `path` is untouched and the exception propagates.
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string&)>& write);
 
-// Creates the output directory `dir`. If it exists and is not empty, throws
-// std::invalid_argument unless overwrite is true.
+// Same, for writers that produce a stream (binary mode).
+void write_stream_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write);
+
+// Removes temporaries left in `dir` by writers that were killed (names .NAME.tmp.PID.K whose
+// process PID is not this one); returns how many. Nothing else is touched.
+int remove_stale_temporaries(const std::string& dir);
+
+// Makes `dir` ready to receive a run's output. A directory that does not exist is created
+// (with parents). An existing non-empty directory is an error unless `overwrite` is set
+// (std::invalid_argument naming the directory and --overwrite).
 void prepare_output_dir(const std::string& dir, bool overwrite);
 
 }  // namespace hoshi::io

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "io/csv.hpp"
+#include "io/snapshot_io.hpp"
 
 namespace hoshi::io {
 
@@ -16,16 +17,23 @@ std::string extension(const std::string& path) {
 ParticleSet read_particles(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
-    throw std::invalid_argument(path + ": no such file");
+    throw std::invalid_argument(path + ": field file: value missing (no such file)");
+  // CSV by extension (.csv, .txt) unless the content says it is a binary format.
+  const auto format = detect_snapshot_format(path);
   const std::string ext = extension(path);
-  if (ext == ".csv" || ext == ".txt") return read_csv(path);
-  throw std::invalid_argument(path + ": unknown file format (supported: .csv)");
+  if ((ext == ".csv" || ext == ".txt") && (!format || *format == SnapshotFormat::csv))
+    return read_csv(path);
+  LoadedSnapshot s = load_snapshot(path);
+  return std::move(s.particles);
 }
 
 void write_particles(const std::string& path, const ParticleSet& p) {
-  const std::string ext = extension(path);
-  if (ext == ".csv") return write_csv(path, p);
-  throw std::invalid_argument(path + ": unknown output format '" + ext + "' (supported: .csv)");
+  const auto format = format_from_extension(path);
+  if (!format)
+    throw std::invalid_argument(
+        path + ": unknown output format '" + extension(path) +
+        "' (supported: .csv, .hdf5/.h5, .tipsy/.std/.bin, .gadget/.g2/.dat)");
+  save_snapshot(path, *format, p, SnapshotInfo{});
 }
 
 }  // namespace hoshi::io

@@ -1,34 +1,400 @@
-// hoshi run: a simulation from initial conditions to --t-end.
+// hoshi run: a simulation from initial conditions to --t-end, with snapshots, checkpoints,
+// restarts, parameter files, a progress display and clean stops on SIGINT/SIGTERM.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "diagnostics/diagnostics.hpp"
 #include "io/atomic_file.hpp"
+#include "io/hdf5_snapshot.hpp"
+#include "io/param_file.hpp"
+#include "io/render.hpp"
+#include "io/snapshot_io.hpp"
+#include "io/units.hpp"
 #include "run/simulation.hpp"
 
 namespace hoshi::cli {
 
-int cmd_run(int argc, char** argv) {
-  cxxopts::Options o("hoshi run",
-                     "Run a collisionless N-body simulation with the leapfrog (kick-drift-kick) "
-                     "integrator. Defaults: a 16384-particle Plummer sphere in Henon units "
-                     "(G = M = 1, E = -1/4) for 10 time units (about 3.5 crossing times).");
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kCheckpointName = "checkpoint.hdf5";
+
+// ---- signals: finish the step, checkpoint, exit ------------------------------------------
+
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+  std::signal(sig, SIG_DFL);  // a second signal ends the process at once
+}
+
+class SignalGuard {
+ public:
+  SignalGuard() {
+    g_stop_signal = 0;
+    old_int_ = std::signal(SIGINT, on_stop_signal);
+    old_term_ = std::signal(SIGTERM, on_stop_signal);
+  }
+  ~SignalGuard() {
+    std::signal(SIGINT, old_int_);
+    std::signal(SIGTERM, old_term_);
+  }
+
+ private:
+  void (*old_int_)(int);
+  void (*old_term_)(int);
+};
+
+// ---- options ----------------------------------------------------------------------------
+
+void add_run_options(cxxopts::Options& o) {
   o.add_options("run")("t-end", "simulated end time",
                        cxxopts::value<std::string>()->default_value("10"))(
       "dt", "fixed time step", cxxopts::value<std::string>()->default_value("0.0078125"))(
       "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) (not symplectic)",
       cxxopts::value<std::string>()->default_value("0"))(
-      "out", "output directory (energy.csv)",
+      "out", "output directory (energy.csv, snapshots, checkpoint)",
       cxxopts::value<std::string>()->default_value("hoshi_out"))(
       "output-every", "diagnostics interval in simulated time",
       cxxopts::value<std::string>()->default_value("0.25"))(
       "overwrite", "reuse an existing non-empty output directory")(
-      "quiet", "no per-output lines on the terminal");
+      "quiet", "no progress display or per-output lines")(
+      "units", "unit system: henon (G = 1) or galaxy (kpc, km/s, 1e10 Msun, G = 43007.1)",
+      cxxopts::value<std::string>()->default_value("henon"));
+  o.add_options("output")("snapshot-every",
+                          "write OUT/snapshot_NNN at multiples of this time (0: off)",
+                          cxxopts::value<std::string>()->default_value("0"))(
+      "snapshot-format", "snapshot format: hdf5, tipsy, gadget or csv",
+      cxxopts::value<std::string>()->default_value("hdf5"))(
+      "checkpoint-every", "write OUT/checkpoint.hdf5 at multiples of this time (0: off)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "checkpoint-minutes", "also write a checkpoint every this many wall-clock minutes (0: off)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "render-every", "write OUT/frame_NNN.png at multiples of this time (0: off)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "render-axis", "projection axis of the frames: x, y or z",
+      cxxopts::value<std::string>()->default_value("z"))(
+      "render-extent", "field of view of the frames (0: automatic, fixed by the first frame)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "render-resolution", "frame size in pixels",
+      cxxopts::value<std::string>()->default_value("512"))(
+      "restart", "continue the run in this output directory from its checkpoint",
+      cxxopts::value<std::string>())(
+      "params", "parameter file (YAML: option: value), overridden by the command line",
+      cxxopts::value<std::string>());
   add_ic_options(o);
   add_solver_options(o, "0.01");
   add_threads_option(o);
-  auto r = parse_options(o, argc, argv);
+  o.parse_positional({"params"});
+  o.positional_help("[PARAMS.yml]");
+}
+
+// Options that are not run parameters (never read from or written to parameter sets).
+bool is_control_option(const std::string& name) {
+  return name == "help" || name == "params" || name == "restart" || name == "overwrite";
+}
+
+struct OptionInfo {
+  std::string name;
+  std::string default_value;
+  bool boolean;
+};
+
+std::vector<OptionInfo> option_infos(const cxxopts::Options& o) {
+  std::vector<OptionInfo> out;
+  for (const auto& group : o.groups())
+    for (const auto& d : o.group_help(group).options) {
+      std::string name;
+      for (const auto& l : d.l)
+        if (l.size() > name.size()) name = l;  // the long name ("particles", not "n")
+      if (name.empty() || is_control_option(name)) continue;
+      out.push_back({name, d.has_default ? d.default_value : "", d.is_boolean});
+    }
+  return out;
+}
+
+std::vector<std::string> option_names(const std::vector<OptionInfo>& infos) {
+  std::vector<std::string> names;
+  for (const auto& i : infos) names.push_back(i.name);
+  return names;
+}
+
+// Appends "--key=value" (or "--key" for a true flag) for each parameter to `args`.
+void append_params(std::vector<std::string>& args, const std::string& source,
+                   const std::vector<std::pair<std::string, std::string>>& params,
+                   const std::vector<OptionInfo>& infos) {
+  const auto names = option_names(infos);
+  for (const auto& [key, value] : params) {
+    io::require_known_key(source, key, names);
+    const auto it = std::find_if(infos.begin(), infos.end(),
+                                 [&](const OptionInfo& i) { return i.name == key; });
+    if (it->boolean) {
+      if (value == "true" || value == "1" || value == "yes" || value.empty())
+        args.push_back("--" + key);
+      else if (!(value == "false" || value == "0" || value == "no"))
+        throw std::invalid_argument(source + ": field " + key + ": value '" + value +
+                                    "' (expected true or false)");
+    } else {
+      args.push_back("--" + key + "=" + value);
+    }
+  }
+}
+
+// The effective value of every run option: defaults overlaid with what was given.
+std::vector<std::pair<std::string, std::string>> effective_parameters(
+    const cxxopts::ParseResult& r, const std::vector<OptionInfo>& infos) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& info : infos) {
+    std::string v = info.default_value;
+    if (info.boolean) v = r.count(info.name) ? "true" : "false";
+    for (const auto& kv : r.arguments())
+      if (kv.key() == info.name && !info.boolean) v = kv.value();
+    if (!info.boolean && v.empty() && !r.count(info.name)) continue;
+    out.emplace_back(info.name, v);
+  }
+  return out;
+}
+
+// ---- energy.csv on restart ------------------------------------------------------------------
+
+// Keeps the header and the rows with step <= `step` (rows written after the checkpoint by the
+// interrupted run are dropped; the continued run writes them again).
+void truncate_energy_log(const std::string& path, std::size_t step) {
+  std::ifstream in(path);
+  if (!in) return;
+  std::string line, kept;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (!header) {
+      const std::size_t s = std::stoull(line.substr(0, line.find(',')));
+      if (s > step) break;
+    }
+    kept += line + "\n";
+    header = false;
+  }
+  in.close();
+  io::write_stream_atomically(path, [&](std::ostream& s) { s << kept; });
+}
+
+// ---- the observer: snapshots, checkpoints, frames, progress, signals ------------------------
+
+struct Schedule {
+  double every = 0;       // 0: off
+  std::int64_t next = 0;  // index of the next event (at time next * every)
+  bool due(double t, double tiny) const { return every > 0 && t >= next * every - tiny; }
+  void advance(double t, double tiny) {
+    while (next * every <= t + tiny) ++next;
+  }
+};
+
+class RunOutputs : public RunObserver {
+ public:
+  std::string out_dir;
+  io::UnitSystem units;
+  io::ParamList parameters;
+  io::SnapshotFormat snapshot_format = io::SnapshotFormat::hdf5;
+  Schedule snapshots, checkpoints, frames;
+  double checkpoint_minutes = 0;
+  io::RenderOptions render;
+  bool progress_bar = false;
+  double io_seconds = 0;
+  std::size_t files_written = 0;
+
+  bool needs_state(const RunProgress& s) const override {
+    const double tiny = 1e-12 * std::max(1.0, s.t_end);
+    const bool last = s.time >= s.t_end - tiny;
+    return snapshots.due(s.time, tiny) || frames.due(s.time, tiny) ||
+           (checkpoints.due(s.time, tiny) && s.step > 0) ||
+           (checkpoint_minutes > 0 && since_checkpoint_.seconds() >= 60 * checkpoint_minutes) ||
+           g_stop_signal != 0 || (progress_bar && (last || !drew_ || wall_.seconds() - last_draw_ >= 0.2));
+  }
+
+  bool after_step(const ParticleSet& p, const RunProgress& s) override {
+    const double tiny = 1e-12 * std::max(1.0, s.t_end);
+    Stopwatch io;
+    if (snapshots.due(s.time, tiny)) {
+      write_snapshot(p, s);
+      snapshots.advance(s.time, tiny);
+    }
+    if (frames.due(s.time, tiny)) {
+      char name[64];
+      std::snprintf(name, sizeof name, "/frame_%03lld.png", static_cast<long long>(frames.next));
+      if (!(render.extent > 0)) render.extent = io::auto_extent(p, render.axis);
+      const io::Image im = io::render_surface_density(p, render);
+      io::write_png(out_dir + name, im);
+      ++files_written;
+      frames.advance(s.time, tiny);
+    }
+    bool checkpoint = false;
+    if (checkpoints.due(s.time, tiny) && s.step > 0) {
+      checkpoints.advance(s.time, tiny);
+      checkpoint = true;
+    }
+    if (checkpoint_minutes > 0 && since_checkpoint_.seconds() >= 60 * checkpoint_minutes)
+      checkpoint = true;
+    const bool stop = g_stop_signal != 0;
+    if (checkpoint || stop) write_checkpoint(p, s);
+    io_seconds += io.seconds();
+    if (progress_bar) draw(p, s, stop);
+    return !stop;
+  }
+
+  void write_snapshot(const ParticleSet& p, const RunProgress& s) {
+    char name[64];
+    const std::string ext =
+        snapshot_format == io::SnapshotFormat::tipsy ? "tipsy" : io::to_string(snapshot_format);
+    std::snprintf(name, sizeof name, "/snapshot_%03lld.%s", static_cast<long long>(snapshots.next),
+                  ext.c_str());
+    io::save_snapshot(out_dir + name, snapshot_format, p, info(s.time));
+    ++files_written;
+  }
+
+  void write_checkpoint(const ParticleSet& p, const RunProgress& s) {
+    io::SnapshotInfo i = info(s.time);
+    i.state = {{"step", static_cast<std::int64_t>(s.step)},
+               {"time", s.time},
+               {"e0", s.e0},
+               {"next_output", s.next_output},
+               {"next_snapshot", snapshots.next},
+               {"next_checkpoint", checkpoints.next},
+               {"next_frame", frames.next},
+               {"render_extent", render.extent}};
+    io::write_hdf5_snapshot(out_dir + "/" + kCheckpointName, p, i);
+    since_checkpoint_.restart();
+    ++files_written;
+  }
+
+  void finish_display() {
+    if (progress_bar && drew_) std::cout << "\n" << std::flush;
+  }
+
+ private:
+  io::SnapshotInfo info(double t) const {
+    io::SnapshotInfo i;
+    i.time = t;
+    i.units = units;
+    i.parameters = parameters;
+    return i;
+  }
+
+  // One terminal line, redrawn in place: bar, simulated time, steps/s, ETA, energy error.
+  void draw(const ParticleSet& p, const RunProgress& s, bool force) {
+    const double w = wall_.seconds();
+    const bool last = s.time >= s.t_end - 1e-12 * std::max(1.0, s.t_end);
+    if (!force && !last && drew_ && w - last_draw_ < 0.2) return;
+    if (!started_) {
+      started_ = true;
+      t0_ = s.time;
+      step0_ = s.step;
+      w0_ = w;
+    }
+    last_draw_ = w;
+    drew_ = true;
+    const Diagnostics d = diagnostics(p);
+    const double err = s.e0 != 0 ? (d.total - s.e0) / std::abs(s.e0) : 0.0;
+    const double frac = s.t_end > 0 ? std::clamp(s.time / s.t_end, 0.0, 1.0) : 1.0;
+    const double elapsed = w - w0_;
+    const double rate = elapsed > 0 ? (s.step - step0_) / elapsed : 0.0;
+    const double sim_rate = elapsed > 0 ? (s.time - t0_) / elapsed : 0.0;
+    const double eta = sim_rate > 0 ? (s.t_end - s.time) / sim_rate : 0.0;
+    constexpr int width = 24;
+    const int filled = static_cast<int>(frac * width);
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "\r[%s%s] t = %.4g / %.4g  %.1f steps/s  ETA %d:%02d:%02d  dE/E0 = %+.2e\x1b[K",
+                  std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                  s.time, s.t_end, rate, static_cast<int>(eta / 3600),
+                  static_cast<int>(std::fmod(eta / 60, 60)), static_cast<int>(std::fmod(eta, 60)),
+                  err);
+    std::cout << buf << std::flush;
+  }
+
+  Stopwatch wall_, since_checkpoint_;
+  double last_draw_ = 0, t0_ = 0, w0_ = 0;
+  std::size_t step0_ = 0;
+  bool drew_ = false, started_ = false;
+};
+
+double state_number(const io::ParamList& state, const std::string& key, const std::string& file) {
+  const io::ParamValue* v = io::find_param(state, key);
+  if (!v)
+    throw std::invalid_argument(file + ": field RunState/" + key +
+                                ": value missing (not a hoshi checkpoint)");
+  if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  throw std::invalid_argument(file + ": field RunState/" + key + ": value is text");
+}
+
+void print_timing(const RunResult& res) {
+  double total = 0;
+  if (auto it = res.seconds.find("total"); it != res.seconds.end()) total = it->second;
+  std::cout << "time by phase:\n";
+  char buf[120];
+  for (const auto& [k, v] : res.seconds) {
+    if (k == "total") continue;
+    std::snprintf(buf, sizeof buf, "  %-12s %10.3f s  %5.1f%%\n", k.c_str(), v,
+                  total > 0 ? 100 * v / total : 0.0);
+    std::cout << buf;
+  }
+  std::snprintf(buf, sizeof buf, "  %-12s %10.3f s\n", "total (wall)", total);
+  std::cout << buf;
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  // First pass: find a parameter file and --restart; both become option layers below the
+  // command line (later layers override earlier ones: checkpoint, file, command line).
+  cxxopts::Options probe("hoshi run", "");
+  add_run_options(probe);
+  auto first = parse_options(probe, argc, argv);
+  const auto infos = option_infos(probe);
+
+  std::vector<std::string> args{argv[0]};
+  const bool restart = first.count("restart") > 0;
+  std::string restart_dir;
+  io::SnapshotData checkpoint;
+  if (restart) {
+    restart_dir = first["restart"].as<std::string>();
+    const std::string file = restart_dir + "/" + kCheckpointName;
+    checkpoint = io::read_hdf5_snapshot(file);
+    std::vector<std::pair<std::string, std::string>> stored;
+    const auto names = option_names(infos);
+    // Presentation options (quiet, threads) are not inherited; everything else is.
+    for (const auto& [k, v] : checkpoint.info.parameters)
+      if (k != "quiet" && k != "threads" && std::find(names.begin(), names.end(), k) != names.end())
+        stored.emplace_back(k, io::to_string(v));
+    append_params(args, file, stored, infos);
+  }
+  if (first.count("params")) {
+    const std::string file = first["params"].as<std::string>();
+    append_params(args, file, io::read_param_file(file), infos);
+  }
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  if (restart) args.push_back("--out=" + restart_dir);
+
+  cxxopts::Options o("hoshi run",
+                     "Run a collisionless N-body simulation with the leapfrog (kick-drift-kick) "
+                     "integrator. Defaults: a 16384-particle Plummer sphere in Henon units "
+                     "(G = M = 1, E = -1/4) for 10 time units (about 3.5 crossing times).\n"
+                     "Options may also come from a YAML parameter file (hoshi run params.yml); "
+                     "the command line overrides it. See docs/io.md.");
+  add_run_options(o);
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  auto r = parse_options(o, static_cast<int>(cargs.size()), cargs.data());
 
   RunConfig cfg;
   cfg.t_end = number(r, "t-end");
@@ -38,27 +404,130 @@ int cmd_run(int argc, char** argv) {
   cfg.out_dir = r["out"].as<std::string>();
   cfg.quiet = r.count("quiet") > 0;
   cfg.solver = solver_config(r);
+  const io::UnitSystem units = io::parse_units(r["units"].as<std::string>());
+  // G follows the unit system unless --G is given.
+  bool g_given = false;
+  for (const auto& kv : r.arguments()) g_given |= kv.key() == "G";
+  if (!g_given) cfg.solver.G = units.G();
   validate(cfg);
+
+  RunOutputs outputs;
+  outputs.out_dir = cfg.out_dir;
+  outputs.units = units;
+  outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
+  outputs.snapshots.every = number(r, "snapshot-every");
+  outputs.checkpoints.every = number(r, "checkpoint-every");
+  outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
+  outputs.frames.every = number(r, "render-every");
+  outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>());
+  outputs.render.extent = number(r, "render-extent");
+  outputs.render.resolution = integer(r, "render-resolution");
+  outputs.render.units = units;
+  for (const char* name : {"snapshot-every", "checkpoint-every", "checkpoint-minutes",
+                           "render-every", "render-extent"})
+    if (number(r, name) < 0)
+      throw std::invalid_argument(std::string("option --") + name + ": value " +
+                                  r[name].as<std::string>() + " (must be >= 0)");
+  outputs.checkpoints.next = 1;
+
+  const auto effective = effective_parameters(r, infos);
+  for (const auto& [k, v] : effective)
+    outputs.parameters.emplace_back(k, io::param_value_from_text(v));
+
   const int threads = apply_threads(r);
-  ParticleSet p = initial_conditions(r);
-  make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
-  io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);
+  ParticleSet p;
+  RunStart start;
+  if (restart) {
+    const std::string file = restart_dir + "/" + kCheckpointName;
+    const io::ParamList& st = checkpoint.info.state;
+    start.step = static_cast<std::size_t>(state_number(st, "step", file));
+    start.time = state_number(st, "time", file);
+    start.e0 = state_number(st, "e0", file);
+    start.next_output = state_number(st, "next_output", file);
+    outputs.snapshots.next = static_cast<std::int64_t>(state_number(st, "next_snapshot", file));
+    outputs.checkpoints.next = static_cast<std::int64_t>(state_number(st, "next_checkpoint", file));
+    outputs.frames.next = static_cast<std::int64_t>(state_number(st, "next_frame", file));
+    if (!(number(r, "render-extent") > 0))
+      outputs.render.extent = state_number(st, "render_extent", file);
+    p = std::move(checkpoint.particles);
+    cfg.start = &start;
+    truncate_energy_log(cfg.out_dir + "/energy.csv", start.step);
+    io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
+  } else {
+    const std::string ic = r["ic"].as<std::string>();
+    const auto models = model_names();
+    if (std::find(models.begin(), models.end(), ic) != models.end()) {
+      p = initial_conditions(r);
+      // Models are made in G = 1 units; in other unit systems they keep their length and
+      // mass units and their velocities scale to G (a 1e10 Msun, kpc-sized Plummer sphere
+      // in galaxy units).
+      if (units.G() != 1.0)
+        io::convert_units(p, io::units_g1(units.length_cm, units.mass_g), units);
+    } else {
+      io::LoadedSnapshot s = io::load_snapshot(ic);
+      if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
+      if (s.format != io::SnapshotFormat::csv && s.format != io::SnapshotFormat::gadget)
+        io::convert_units(s.particles, s.units, units);
+      p = std::move(s.particles);
+    }
+    make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
+    io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);
+  }
 
-  std::cout << "hoshi run: " << p.size() << " particles, t_end " << cfg.t_end << ", "
-            << (cfg.eta > 0 ? "adaptive dt, eta " + std::to_string(cfg.eta)
-                            : "dt " + std::to_string(cfg.dt))
-            << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening) << "), "
-            << threads << " threads, output " << cfg.out_dir << "/\n";
-  const RunResult res = run_simulation(p, cfg, &std::cout);
+  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  outputs.progress_bar = tty && !cfg.quiet;
+  cfg.observer = &outputs;
 
-  std::cout << "\nsolver " << res.solver_name << " (" << res.backend_name << "), " << res.steps
-            << " steps to t = " << res.time << "\n";
-  std::cout << "relative energy error " << res.rel_energy_error << "\n";
-  std::cout << "time by phase (s):\n";
-  for (const auto& [k, v] : res.seconds) {
-    char buf[80];
-    std::snprintf(buf, sizeof buf, "  %-10s %10.3f\n", k.c_str(), v);
-    std::cout << buf;
+  if (!cfg.quiet) {
+    std::cout << "hoshi run: " << p.size() << " particles, t_end " << cfg.t_end << ", "
+              << (cfg.eta > 0 ? "adaptive dt, eta " + std::to_string(cfg.eta)
+                              : "dt " + std::to_string(cfg.dt))
+              << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening)
+              << "), units " << units.name << " (G = " << cfg.solver.G << "), " << threads
+              << " threads, output " << cfg.out_dir << "/\n";
+    if (restart)
+      std::cout << "continuing from " << restart_dir << "/" << kCheckpointName << " at step "
+                << start.step << ", t = " << start.time << "\n";
+    std::cout << "parameters:";
+    int col = 11;
+    for (const auto& [k, v] : effective) {
+      const std::string item = " " + k + "=" + v;
+      if (col + item.size() > 100) std::cout << "\n ", col = 1;
+      std::cout << item;
+      col += static_cast<int>(item.size());
+    }
+    std::cout << "\n";
+  }
+
+  RunResult res;
+  {
+    SignalGuard signals;
+    res = run_simulation(p, cfg, outputs.progress_bar ? nullptr : &std::cout);
+    outputs.finish_display();
+    // A final checkpoint, so that the run can be extended with --restart OUT --t-end T
+    // (an interrupted run has just written one).
+    if (!res.interrupted) {
+      Stopwatch io;
+      outputs.write_checkpoint(
+          p, RunProgress{res.steps, res.time, 0.0, cfg.t_end, res.e0, res.next_output});
+      outputs.io_seconds += io.seconds();
+      res.seconds["total"] += io.seconds();
+    }
+  }
+  res.seconds["io"] += outputs.io_seconds;
+
+  if (res.interrupted) {
+    std::cout << "\nhoshi run: stopped by signal " << g_stop_signal << " after step " << res.steps
+              << " at t = " << res.time << "; checkpoint written to " << cfg.out_dir << "/"
+              << kCheckpointName << "\ncontinue with: hoshi run --restart " << cfg.out_dir << "\n";
+    return 0;
+  }
+  if (!cfg.quiet) {
+    std::cout << "\nsolver " << res.solver_name << " (" << res.backend_name << "), " << res.steps
+              << " steps to t = " << res.time << ", " << outputs.files_written
+              << " files written\n";
+    std::cout << "relative energy error " << res.rel_energy_error << "\n";
+    print_timing(res);
   }
   return 0;
 }

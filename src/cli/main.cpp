@@ -26,6 +26,7 @@ const Command kCommands[] = {
     {"ic", hoshi::cli::cmd_ic, "write initial conditions to a file"},
     {"bench", hoshi::cli::cmd_bench, "time the force evaluation"},
     {"accuracy", hoshi::cli::cmd_accuracy, "tree force errors against direct summation"},
+    {"render", hoshi::cli::cmd_render, "picture of a snapshot's projected surface density (PNG)"},
 };
 
 void print_help() {

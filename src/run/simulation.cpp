@@ -41,13 +41,14 @@ void accumulate(PhaseTimes& into, const ForceStats& st) {
 
 class EnergyLog {
  public:
-  explicit EnergyLog(const std::string& dir) {
+  EnergyLog(const std::string& dir, bool append) {
     if (dir.empty()) return;
     path_ = dir + "/energy.csv";
-    out_.open(path_, std::ios::trunc);
+    out_.open(path_, append ? std::ios::app : std::ios::trunc);
     if (!out_) throw std::runtime_error("cannot write " + path_);
-    out_
-        << "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,virial_ratio\n";
+    if (!append)
+      out_ << "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,"
+              "virial_ratio\n";
   }
   void row(std::size_t step, double t, double dt, const Diagnostics& d, double err) {
     if (!out_.is_open()) return;
@@ -112,6 +113,13 @@ class Stepper {
 #endif
     return lf_.step(p_, dt);
   }
+  bool on_device() const {
+#ifdef HOSHI_HAVE_CUDA
+    return device_ != nullptr;
+#else
+    return false;
+#endif
+  }
   void sync() {
 #ifdef HOSHI_HAVE_CUDA
     if (device_) device_->download(p_);
@@ -144,26 +152,46 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.solver_name = solver->name();
   res.backend_name = solver->backend();
   Stepper lf(*solver, cfg, p);
-  EnergyLog elog(cfg.out_dir);
+  const RunStart* start = cfg.start;
+  EnergyLog elog(cfg.out_dir, start != nullptr);
   std::ostream* line = cfg.quiet ? nullptr : log;
   Stopwatch wall;
 
-  accumulate(res.seconds, lf.initialise());
+  // A continued run already holds the accelerations of its state: computing them again
+  // could differ (the relative criterion uses the previous step's |a|). The device stepper
+  // keeps its own accelerations and computes them once at the start either way.
+  if (!start || lf.on_device()) accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
-  const double e0 = res.initial.total;
+  const double e0 = start ? start->e0 : res.initial.total;
   auto rel_err = [&](const Diagnostics& d) {
     return e0 != 0 ? (d.total - e0) / std::abs(e0) : d.total;
   };
-  elog.row(0, 0.0, 0.0, res.initial, 0.0);
-  log_line(line, 0, 0.0, res.initial, 0.0, 0.0);
+  if (!start) {
+    elog.row(0, 0.0, 0.0, res.initial, 0.0);
+    log_line(line, 0, 0.0, res.initial, 0.0, 0.0);
+  }
 
   // Fixed step: t = step * dt exactly (no accumulated round-off); output every
   // round(output_every / dt) steps. Adaptive step: clamp to the next output time.
+  // A continued run whose time is off the step grid (it ended with a short step) counts
+  // from its own start instead.
   const double tiny = 1e-12 * std::max(1.0, cfg.t_end);
-  double t = 0, next_output = cfg.output_every;
-  std::size_t step = 0, steps_at_last_line = 0;
+  double t = start ? start->time : 0.0;
+  double next_output = start ? start->next_output : cfg.output_every;
+  std::size_t step = start ? start->step : 0;
+  const bool on_grid = !start || start->time == static_cast<double>(start->step) * cfg.dt;
+  const double t_base = on_grid ? 0.0 : start->time;
+  const std::size_t step_base = on_grid ? 0 : start->step;
+  std::size_t steps_at_last_line = step;
   double wall_at_last_line = 0;
-  while (t < cfg.t_end - tiny) {
+  auto observe = [&](double dt) {
+    if (!cfg.observer) return true;
+    const RunProgress progress{step, t, dt, cfg.t_end, e0, next_output};
+    if (cfg.observer->needs_state(progress)) lf.sync();  // snapshots, checkpoints read the host state
+    return cfg.observer->after_step(p, progress);
+  };
+  bool go_on = observe(0.0);
+  while (go_on && t < cfg.t_end - tiny) {
     double dt;
     if (cfg.eta > 0) {
       dt = adaptive_dt(p, cfg.eta, cfg.solver.eps);
@@ -173,7 +201,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     }
     accumulate(res.seconds, lf.step(dt));
     ++step;
-    t = (cfg.eta > 0 || dt < cfg.dt) ? t + dt : static_cast<double>(step) * cfg.dt;
+    t = (cfg.eta > 0 || dt < cfg.dt) ? t + dt
+                                     : t_base + static_cast<double>(step - step_base) * cfg.dt;
     if (t >= next_output - tiny || t >= cfg.t_end - tiny) {
       while (next_output <= t + tiny) next_output += cfg.output_every;
       Stopwatch io;
@@ -187,7 +216,11 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       wall_at_last_line = w;
       res.seconds["io"] += io.seconds();
     }
+    go_on = observe(dt);
   }
+  res.interrupted = !go_on && t < cfg.t_end - tiny;
+  res.e0 = e0;
+  res.next_output = next_output;
   res.steps = step;
   res.time = t;
   lf.sync();

@@ -12,6 +12,36 @@
 
 namespace hoshi {
 
+// Where a run starts when it continues from a checkpoint (io/checkpoint.hpp): the state in
+// the ParticleSet already holds the accelerations of its positions, so the run goes on with
+// the next step exactly as the uninterrupted run would have (bit for bit).
+struct RunStart {
+  std::size_t step = 0;    // steps done so far
+  double time = 0;         // simulated time reached
+  double e0 = 0;           // total energy at t = 0 of the original run
+  double next_output = 0;  // next energy.csv output time
+};
+
+// What an observer sees after each step (and once before the first).
+struct RunProgress {
+  std::size_t step = 0;
+  double time = 0, dt = 0, t_end = 0;
+  double e0 = 0;           // initial total energy (for relative errors)
+  double next_output = 0;  // pending energy.csv output time (checkpoints store it)
+};
+
+// Snapshots, checkpoints, progress display and signal handling hook in here (cli/cmd_run).
+class RunObserver {
+ public:
+  virtual ~RunObserver() = default;
+  // Called with the state after every step, and once at the start (step == start step).
+  // Returning false ends the run after this step (res.interrupted = true).
+  virtual bool after_step(const ParticleSet& p, const RunProgress& progress) = 0;
+  // Whether after_step will read the particles at this point. With device-resident stepping
+  // (--backend cuda) the state is copied to the host only when this is true.
+  virtual bool needs_state(const RunProgress&) const { return true; }
+};
+
 struct RunConfig {
   double t_end = 10.0;         // simulated time to reach
   double dt = 1.0 / 128;       // fixed step (used when eta == 0)
@@ -20,6 +50,8 @@ struct RunConfig {
   std::string out_dir;         // energy.csv goes here; empty: no files
   bool quiet = false;          // no per-output terminal lines
   SolverConfig solver;
+  const RunStart* start = nullptr;  // continue from a checkpoint (null: a fresh run)
+  RunObserver* observer = nullptr;  // called after every step (null: none)
 };
 
 struct RunResult {
@@ -29,6 +61,9 @@ struct RunResult {
   double rel_energy_error = 0;  // (E_final - E_0) / |E_0|
   PhaseTimes seconds;           // accumulated solver phases plus "integrate", "io"
   std::string solver_name, backend_name;
+  double e0 = 0;             // initial total energy
+  double next_output = 0;    // pending energy.csv output time
+  bool interrupted = false;  // the observer ended the run before t_end
 };
 
 // Validates cfg (std::invalid_argument naming the bad value).
@@ -37,6 +72,7 @@ void validate(const RunConfig& cfg);
 // Runs `p` from t = 0 to cfg.t_end. Writes OUT/energy.csv (header
 // step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,virial_ratio) with
 // one row per output interval, and one line per output interval to `log` (if not null).
+// With cfg.start the run continues from that state and appends to energy.csv.
 RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log);
 
 }  // namespace hoshi

@@ -1,0 +1,306 @@
+#include "io/gadget_binary.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <regex>
+
+#include "io/atomic_file.hpp"
+#include "io/byte_reader.hpp"
+#include "io/validate.hpp"
+
+namespace hoshi::io {
+
+namespace {
+
+struct Header {
+  std::uint32_t npart[6];
+  double mass[6];
+  double time, redshift;
+  std::uint32_t total[6], high[6];
+  std::int32_t num_files;
+  double box_size;
+};
+
+// One Fortran record: returns its payload offset and length and moves past it.
+struct Record {
+  std::size_t offset, length;
+};
+
+Record read_record(ByteReader& r, const std::string& block) {
+  const std::string f = block + " record";
+  const auto len = r.get<std::uint32_t>(f.c_str());
+  const std::size_t offset = r.pos();
+  r.skip(len, f.c_str());
+  const auto tail = r.get<std::uint32_t>(f.c_str());
+  if (tail != len)
+    throw_bad_field(
+        r.file(), block + " record marker", tail,
+        "trailing marker differs from leading marker " + std::to_string(len) + " (corrupt file)");
+  return {offset, len};
+}
+
+// Format 2: the 8-byte label record before a block. Returns the label.
+std::string read_label(ByteReader& r) {
+  const Record rec = read_record(r, "label");
+  if (rec.length != 8)
+    throw_bad_field(r.file(), "label record", rec.length, "format-2 label records have 8 bytes");
+  const std::size_t save = r.pos();
+  r.seek(rec.offset, "label");
+  std::string label(4, ' ');
+  for (char& c : label) c = static_cast<char>(r.get<std::uint8_t>("label"));
+  r.seek(save, "label");
+  return label;
+}
+
+Header parse_header(ByteReader& r, std::size_t offset) {
+  Header h{};
+  r.seek(offset, "HEAD");
+  for (auto& n : h.npart) n = r.get<std::uint32_t>("HEAD.npart");
+  for (auto& m : h.mass) m = r.get<double>("HEAD.mass");
+  h.time = r.get<double>("HEAD.time");
+  h.redshift = r.get<double>("HEAD.redshift");
+  r.skip(8, "HEAD.flags");
+  for (auto& n : h.total) n = r.get<std::uint32_t>("HEAD.npartTotal");
+  r.skip(4, "HEAD.flag_cooling");
+  h.num_files = r.get<std::int32_t>("HEAD.num_files");
+  h.box_size = r.get<double>("HEAD.BoxSize");
+  r.skip(8 * 3 + 8, "HEAD.cosmology");
+  for (auto& n : h.high) n = r.get<std::uint32_t>("HEAD.npartTotalHighWord");
+  return h;
+}
+
+}  // namespace
+
+bool looks_like_gadget_binary(const unsigned char* data, std::size_t size) {
+  if (size < 4) return false;
+  for (bool big : {false, true}) {
+    ByteReader r(data, size, "", big);
+    const auto first = r.get<std::uint32_t>("");
+    if (first == 256 && size >= 264) return true;
+    if (first == 8 && size >= 12 && std::memcmp(data + 4, "HEAD", 4) == 0) return true;
+  }
+  return false;
+}
+
+GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size,
+                                     const std::string& name) {
+  GadgetBinaryData out;
+  if (size < 4)
+    throw_bad_field(name, "HEAD record", size, "truncated: file shorter than a record marker");
+  // Byte order and format from the first marker: 256 (format 1) or 8 (format 2).
+  bool found = false;
+  for (bool big : {false, true}) {
+    ByteReader r(data, size, name, big);
+    const auto first = r.get<std::uint32_t>("HEAD record");
+    if (first == 256 || first == 8) {
+      out.big_endian = big;
+      out.format = first == 256 ? 1 : 2;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    ByteReader r(data, size, name, false);
+    throw_bad_field(name, "HEAD record marker", r.get<std::uint32_t>("HEAD"),
+                    "not a Gadget binary file: expected 256 (format 1) or 8 (format 2)");
+  }
+  ByteReader r(data, size, name, out.big_endian);
+  auto block = [&](const char* expected) {
+    if (out.format == 2) {
+      const std::string label = read_label(r);
+      if (label != expected)
+        throw_bad_field(name, "block label", "'" + label + "'",
+                        std::string("expected '") + expected + "'");
+    }
+    return read_record(r, expected);
+  };
+  const Record head = block("HEAD");
+  if (head.length != 256)
+    throw_bad_field(name, "HEAD record", head.length, "the Gadget header has 256 bytes");
+  const std::size_t after_head = r.pos();
+  const Header h = parse_header(r, head.offset);
+  r.seek(after_head, "HEAD");
+  out.time = h.time;
+  out.redshift = h.redshift;
+  out.box_size = h.box_size;
+  out.num_files = h.num_files;
+  if (h.num_files < 1) throw_bad_field(name, "HEAD.num_files", h.num_files, "must be >= 1");
+  if (!std::isfinite(h.time)) throw_bad_field(name, "HEAD.time", h.time, "must be finite");
+
+  std::uint64_t n_all = 0, n_mass = 0;
+  for (int t = 0; t < 6; ++t) {
+    n_all += h.npart[t];
+    if (!(h.mass[t] >= 0) || !std::isfinite(h.mass[t]))
+      throw_bad_field(name, "HEAD.mass[" + std::to_string(t) + "]", h.mass[t],
+                      "MassTable entries must be finite and >= 0");
+    if (h.mass[t] == 0) n_mass += h.npart[t];
+    if (h.num_files == 1) {
+      const std::uint64_t total = h.total[t] + (std::uint64_t(h.high[t]) << 32);
+      if (total != h.npart[t])
+        throw_bad_field(
+            name, "HEAD.npartTotal[" + std::to_string(t) + "]", total,
+            "differs from npart = " + std::to_string(h.npart[t]) + " in a single-file snapshot");
+    }
+  }
+  if (n_all == 0) return out;
+
+  // Element size from the block length: float or double, 32- or 64-bit ids.
+  auto element = [&](const Record& rec, std::uint64_t count, const char* field,
+                     std::size_t per) -> std::size_t {
+    for (std::size_t s : {std::size_t{4}, std::size_t{8}})
+      if (rec.length == count * per * s) return s;
+    throw_bad_field(name, std::string(field) + " record", rec.length,
+                    "length is neither " + std::to_string(count * per * 4) + " (32-bit) nor " +
+                        std::to_string(count * per * 8) + " (64-bit) bytes for " +
+                        std::to_string(count) + " particles (header count mismatch?)");
+  };
+  auto real_at = [&](std::size_t offset, std::size_t s) {
+    r.seek(offset, "data");
+    return s == 4 ? double(r.get<float>("data")) : r.get<double>("data");
+  };
+
+  const Record pos = block("POS ");
+  const std::size_t sp = element(pos, n_all, "POS", 3);
+  const Record vel = block("VEL ");
+  const std::size_t sv = element(vel, n_all, "VEL", 3);
+  const Record ids = block("ID  ");
+  const std::size_t si = element(ids, n_all, "ID", 1);
+  Record mass{0, 0};
+  std::size_t sm = 8;
+  if (n_mass > 0) {
+    mass = block("MASS");
+    sm = element(mass, n_mass, "MASS", 1);
+  }
+  out.double_precision = sp == 8;
+  out.long_ids = si == 8;
+
+  ParticleSet& p = out.particles;
+  std::uint64_t k = 0, km = 0;
+  for (int t = 0; t < 6; ++t) {
+    for (std::uint32_t i = 0; i < h.npart[t]; ++i, ++k) {
+      double m = h.mass[t];
+      if (h.mass[t] == 0) m = real_at(mass.offset + km++ * sm, sm);
+      if (t == 0) continue;
+      const double x = real_at(pos.offset + (3 * k) * sp, sp);
+      const double y = real_at(pos.offset + (3 * k + 1) * sp, sp);
+      const double z = real_at(pos.offset + (3 * k + 2) * sp, sp);
+      const double vx = real_at(vel.offset + (3 * k) * sv, sv);
+      const double vy = real_at(vel.offset + (3 * k + 1) * sv, sv);
+      const double vz = real_at(vel.offset + (3 * k + 2) * sv, sv);
+      r.seek(ids.offset + k * si, "ID");
+      const std::uint64_t id = si == 4 ? r.get<std::uint32_t>("ID") : r.get<std::uint64_t>("ID");
+      p.push_back(x, y, z, vx, vy, vz, m, id);
+    }
+    (t == 0 ? out.skipped : out.loaded)[t] += h.npart[t];
+  }
+  return out;
+}
+
+GadgetBinaryData read_gadget_binary(const std::string& path) {
+  GadgetBinaryData out;
+  {
+    const MappedFile mapped(path);
+    out = parse_gadget_binary(mapped.data(), mapped.size(), path);
+  }
+  if (out.num_files > 1) {
+    static const std::regex member(R"((.*)\.(\d+)$)");
+    std::smatch m;
+    if (!std::regex_match(path, m, member))
+      throw_bad_field(path, "HEAD.num_files", out.num_files,
+                      "a multi-file snapshot must be named NAME.K");
+    GadgetBinaryData all;
+    for (int k = 0; k < out.num_files; ++k) {
+      const std::string file = m[1].str() + "." + std::to_string(k);
+      const MappedFile mapped(file);
+      GadgetBinaryData part = parse_gadget_binary(mapped.data(), mapped.size(), file);
+      if (k == 0) {
+        all = part;
+        continue;
+      }
+      all.particles.append(part.particles);
+      for (int t = 0; t < 6; ++t) {
+        all.loaded[t] += part.loaded[t];
+        all.skipped[t] += part.skipped[t];
+      }
+    }
+    out = std::move(all);
+  }
+  validate_loaded(out.particles, path);
+  return out;
+}
+
+std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetWriteOptions& o) {
+  const bool big = o.big_endian;
+  std::string out;
+  auto marker = [&](std::uint32_t v) { put_bytes(out, v, big); };
+  auto begin_block = [&](const char* label, std::uint32_t len) {
+    if (o.format == 2) {
+      marker(8);
+      out.append(label, 4);
+      marker(len + 8);
+      marker(8);
+    }
+    marker(len);
+  };
+  // Fortran record lengths are 32-bit: the largest block (positions) must fit.
+  if (p.size() * 3 * (o.double_precision ? 8 : 4) > 0xffffffffull)
+    throw std::invalid_argument("Gadget binary: field npart: value " + std::to_string(p.size()) +
+                                " (a block would exceed the 4 GiB record limit; use HDF5)");
+  const auto n = static_cast<std::uint32_t>(p.size());
+  const bool table = o.mass_table && n > 0;
+  // Header.
+  begin_block("HEAD", 256);
+  const std::size_t h0 = out.size();
+  for (int t = 0; t < 6; ++t) put_bytes(out, t == 1 ? n : 0u, big);
+  for (int t = 0; t < 6; ++t) put_bytes(out, (t == 1 && table) ? p.m[0] : 0.0, big);
+  put_bytes(out, time, big);
+  put_bytes(out, 0.0, big);                                          // redshift
+  put_bytes(out, std::int32_t{0}, big);                              // flag_sfr
+  put_bytes(out, std::int32_t{0}, big);                              // flag_feedback
+  for (int t = 0; t < 6; ++t) put_bytes(out, t == 1 ? n : 0u, big);  // npartTotal
+  put_bytes(out, std::int32_t{0}, big);                              // flag_cooling
+  put_bytes(out, std::int32_t{1}, big);                              // num_files
+  for (double v : {0.0, 0.0, 0.0, 1.0}) put_bytes(out, v, big);      // BoxSize, Omega0, OmegaL, h
+  put_bytes(out, std::int32_t{0}, big);                              // flag_stellarage
+  put_bytes(out, std::int32_t{0}, big);                              // flag_metals
+  for (int t = 0; t < 6; ++t) put_bytes(out, 0u, big);               // npartTotalHighWord
+  out.resize(h0 + 256, '\0');
+  marker(256);
+  const std::uint32_t rs = o.double_precision ? 8 : 4;
+  auto reals = [&](const char* label, const std::vector<double>* a, const std::vector<double>* b,
+                   const std::vector<double>* c) {
+    const std::uint32_t len = n * (c ? 3 : 1) * rs;
+    begin_block(label, len);
+    for (std::uint32_t i = 0; i < n; ++i)
+      for (const auto* v : {a, b, c}) {
+        if (!v) continue;
+        if (o.double_precision)
+          put_bytes(out, (*v)[i], big);
+        else
+          put_bytes(out, static_cast<float>((*v)[i]), big);
+      }
+    marker(len);
+  };
+  reals("POS ", &p.x, &p.y, &p.z);
+  reals("VEL ", &p.vx, &p.vy, &p.vz);
+  const std::uint32_t is = o.long_ids ? 8 : 4;
+  begin_block("ID  ", n * is);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (o.long_ids)
+      put_bytes(out, p.id[i], big);
+    else
+      put_bytes(out, static_cast<std::uint32_t>(p.id[i]), big);
+  }
+  marker(n * is);
+  if (!table && n > 0) reals("MASS", &p.m, nullptr, nullptr);
+  return out;
+}
+
+void write_gadget_binary(const std::string& path, const ParticleSet& p, double time,
+                         const GadgetWriteOptions& options) {
+  const std::string bytes = gadget_binary_bytes(p, time, options);
+  write_stream_atomically(path, [&](std::ostream& s) { s.write(bytes.data(), bytes.size()); });
+}
+
+}  // namespace hoshi::io

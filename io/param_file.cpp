@@ -1,0 +1,91 @@
+#include "io/param_file.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include "io/validate.hpp"
+
+namespace hoshi::io {
+
+std::vector<std::pair<std::string, std::string>> read_param_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw_bad_field(path, "file", "missing", "no such parameter file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(path + ": line " + std::to_string(e.mark.line + 1) +
+                                ": YAML error: " + e.msg);
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  if (root.IsNull()) return out;
+  if (!root.IsMap())
+    throw std::invalid_argument(path + ": the parameter file must be a mapping of key: value");
+  std::set<std::string> seen;
+  for (const auto& kv : root) {
+    const std::string line = std::to_string(kv.first.Mark().line + 1);
+    if (!kv.first.IsScalar())
+      throw std::invalid_argument(path + ": line " + line + ": keys must be plain names");
+    std::string key = kv.first.as<std::string>();
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (!kv.second.IsScalar() && !kv.second.IsNull())
+      throw std::invalid_argument(path + ": line " + line + ": field " + key +
+                                  ": value is a list or mapping (only single values are allowed)");
+    if (!seen.insert(key).second)
+      throw std::invalid_argument(path + ": line " + line + ": field " + key +
+                                  ": given more than once");
+    out.emplace_back(key, kv.second.IsNull() ? std::string() : kv.second.as<std::string>());
+  }
+  return out;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string nearest_key(const std::string& key, const std::vector<std::string>& valid) {
+  std::string best;
+  std::size_t best_d = static_cast<std::size_t>(-1);
+  for (const auto& v : valid) {
+    const std::size_t d = edit_distance(key, v);
+    if (d < best_d) best_d = d, best = v;
+  }
+  return best;
+}
+
+void require_known_key(const std::string& file, const std::string& key,
+                       const std::vector<std::string>& valid) {
+  if (std::find(valid.begin(), valid.end(), key) != valid.end()) return;
+  const std::string near = nearest_key(key, valid);
+  throw std::invalid_argument(file + ": unknown parameter '" + key + "'" +
+                              (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+}
+
+ParamValue param_value_from_text(const std::string& text) {
+  if (text.empty()) return text;
+  errno = 0;
+  char* end = nullptr;
+  const long long i = std::strtoll(text.c_str(), &end, 10);
+  if (errno == 0 && end && *end == '\0') return static_cast<std::int64_t>(i);
+  errno = 0;
+  const double d = std::strtod(text.c_str(), &end);
+  if (errno == 0 && end && *end == '\0') return d;
+  return text;
+}
+
+}  // namespace hoshi::io

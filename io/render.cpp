@@ -1,0 +1,240 @@
+#include "io/render.hpp"
+
+#include <png.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "io/atomic_file.hpp"
+
+namespace hoshi::io {
+
+namespace {
+
+// (u, v) image coordinates of particle i for a projection along `axis`.
+inline void project(const ParticleSet& p, int axis, std::size_t i, double& u, double& v) {
+  switch (axis) {
+    case 0:
+      u = p.y[i], v = p.z[i];
+      break;
+    case 1:
+      u = p.z[i], v = p.x[i];
+      break;
+    default:
+      u = p.x[i], v = p.y[i];
+      break;
+  }
+}
+
+// A perceptually ordered dark-to-bright map (control points approximating "inferno").
+std::array<std::uint8_t, 3> colour(double s) {
+  static const double pts[][3] = {{0, 0, 4},     {40, 11, 84},   {101, 21, 110}, {159, 42, 99},
+                                  {212, 72, 66}, {245, 125, 21}, {250, 193, 39}, {252, 255, 164}};
+  constexpr int n = sizeof pts / sizeof pts[0];
+  s = std::clamp(s, 0.0, 1.0) * (n - 1);
+  const int k = std::min(static_cast<int>(s), n - 2);
+  const double f = s - k;
+  std::array<std::uint8_t, 3> c{};
+  for (int j = 0; j < 3; ++j)
+    c[j] = static_cast<std::uint8_t>(std::lround(pts[k][j] + f * (pts[k + 1][j] - pts[k][j])));
+  return c;
+}
+
+// 5x7 glyphs for the scale bar label: 7 rows of 5 columns.
+const char* glyph(char ch) {
+  switch (ch) {
+    case '0':
+      return " ### #   ##  ### # ###  ##   # ### ";
+    case '1':
+      return "  #   ##    #    #    #    #   ### ";
+    case '2':
+      return " ### #   #    #   #   #   #   #####";
+    case '3':
+      return "#####   #   #     #     ##   # ### ";
+    case '4':
+      return "   #   ##  # # #  # #####   #    # ";
+    case '5':
+      return "######    ####     #    ##   # ### ";
+    case '6':
+      return "  ##  #   #    #### #   ##   # ### ";
+    case '7':
+      return "#####    #   #   #   #    #    #   ";
+    case '8':
+      return " ### #   ##   # ### #   ##   # ### ";
+    case '9':
+      return " ### #   ##   # ####    #   #  ##  ";
+    case '.':
+      return "                          ##   ##  ";
+    case '-':
+      return "               #####               ";
+    case 'e':
+      return "           ### #   #######     ### ";
+    case 'k':
+      return "#    #    #  # # #  ##   # #  #  # ";
+    case 'p':
+      return "          #### #   ##### #    #    ";
+    case 'c':
+      return "           ### #    #    #   # ### ";
+    default:
+      return nullptr;
+  }
+}
+
+void fill_rect(Image& im, int x0, int y0, int w, int h, std::uint8_t value) {
+  for (int y = std::max(0, y0); y < std::min(im.height, y0 + h); ++y)
+    for (int x = std::max(0, x0); x < std::min(im.width, x0 + w); ++x)
+      for (int c = 0; c < 3; ++c) im.rgb[3 * (std::size_t(y) * im.width + x) + c] = value;
+}
+
+void draw_text(Image& im, int x0, int y0, const std::string& text, int scale) {
+  for (char ch : text) {
+    const char* g = glyph(ch);
+    if (g) {
+      for (int r = 0; r < 7; ++r)
+        for (int c = 0; c < 5; ++c)
+          if (g[r * 5 + c] == '#') fill_rect(im, x0 + c * scale, y0 + r * scale, scale, scale, 255);
+    }
+    x0 += 6 * scale;
+  }
+}
+
+// 1, 2 or 5 times a power of ten, at most `x`.
+double nice_length(double x) {
+  const double p = std::pow(10.0, std::floor(std::log10(x)));
+  for (double m : {5.0, 2.0, 1.0})
+    if (m * p <= x) return m * p;
+  return p;
+}
+
+std::string format_length(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+int parse_axis(const std::string& name) {
+  if (name == "x") return 0;
+  if (name == "y") return 1;
+  if (name == "z") return 2;
+  throw std::invalid_argument("--axis: value '" + name + "' is not one of x, y, z");
+}
+
+std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
+                                    double extent, int n) {
+  std::vector<double> grid(std::size_t(n) * n, 0.0);
+  const double h = extent / n, u0 = cu - 0.5 * extent, v0 = cv - 0.5 * extent;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double u, v;
+    project(p, axis, i, u, v);
+    // Cloud in cell: the particle is a pixel-sized square; its mass is shared among the four
+    // pixels it overlaps, in proportion to the overlap (weights sum to 1).
+    const double fu = (u - u0) / h - 0.5, fv = (v - v0) / h - 0.5;
+    if (!(fu > -1 && fu < n && fv > -1 && fv < n)) continue;
+    const int iu = static_cast<int>(std::floor(fu)), iv = static_cast<int>(std::floor(fv));
+    const double wu = fu - iu, wv = fv - iv;
+    for (int du = 0; du < 2; ++du)
+      for (int dv = 0; dv < 2; ++dv) {
+        const int a = iu + du, b = iv + dv;
+        if (a < 0 || a >= n || b < 0 || b >= n) continue;
+        const double w = (du ? wu : 1 - wu) * (dv ? wv : 1 - wv);
+        grid[std::size_t(n - 1 - b) * n + a] += w * p.m[i];
+      }
+  }
+  const double area = h * h;
+  for (double& s : grid) s /= area;
+  return grid;
+}
+
+double auto_extent(const ParticleSet& p, int axis) {
+  double mass = 0, cu = 0, cv = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double u, v;
+    project(p, axis, i, u, v);
+    mass += p.m[i], cu += p.m[i] * u, cv += p.m[i] * v;
+  }
+  if (mass > 0) cu /= mass, cv /= mass;
+  std::vector<double> r(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double u, v;
+    project(p, axis, i, u, v);
+    r[i] = std::max(std::abs(u - cu), std::abs(v - cv));
+  }
+  if (r.empty()) return 1.0;
+  const std::size_t k = std::min(r.size() - 1, static_cast<std::size_t>(0.98 * r.size()));
+  std::nth_element(r.begin(), r.begin() + k, r.end());
+  return r[k] > 0 && std::isfinite(r[k]) ? 2.2 * r[k] : 1.0;
+}
+
+Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
+  if (o.resolution < 16 || o.resolution > 16384)
+    throw std::invalid_argument("--resolution: value " + std::to_string(o.resolution) +
+                                " (must be between 16 and 16384)");
+  if (o.axis < 0 || o.axis > 2)
+    throw std::invalid_argument("--axis: value " + std::to_string(o.axis) + " (must be 0, 1 or 2)");
+  // Centre of mass in the image plane.
+  double mass = 0, cu = 0, cv = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double u, v;
+    project(p, o.axis, i, u, v);
+    mass += p.m[i], cu += p.m[i] * u, cv += p.m[i] * v;
+  }
+  if (mass > 0) cu /= mass, cv /= mass;
+  const double extent = o.extent > 0 ? o.extent : auto_extent(p, o.axis);
+  if (!std::isfinite(extent))
+    throw std::invalid_argument("--extent: value " + std::to_string(extent) + " (must be finite)");
+  const int n = o.resolution;
+  const std::vector<double> sigma = surface_density(p, o.axis, cu, cv, extent, n);
+  const double smax = *std::max_element(sigma.begin(), sigma.end());
+  Image im;
+  im.width = im.height = n;
+  im.rgb.assign(std::size_t(n) * n * 3, 0);
+  const double lmax = smax > 0 ? std::log10(smax) : 0, lmin = lmax - o.decades;
+  for (std::size_t k = 0; k < sigma.size(); ++k) {
+    const double s = sigma[k] > 0 ? (std::log10(sigma[k]) - lmin) / o.decades : 0.0;
+    const auto c = colour(s);
+    std::copy(c.begin(), c.end(), im.rgb.begin() + 3 * k);
+  }
+  // Scale bar: a nice length near a fifth of the field, bottom left, with its label.
+  const double len = nice_length(0.2 * extent);
+  const int px = std::max(1, static_cast<int>(std::lround(len / extent * n)));
+  const int scale = std::max(1, n / 256), margin = 6 * scale;
+  const int y = n - margin - 2 * scale;
+  fill_rect(im, margin, y, px, 2 * scale, 255);
+  fill_rect(im, margin, y - 3 * scale, scale, 8 * scale, 255);
+  fill_rect(im, margin + px - scale, y - 3 * scale, scale, 8 * scale, 255);
+  const std::string label = o.units.physical
+                                ? format_length(len * o.units.length_cm / kKpcInCm) + " kpc"
+                                : format_length(len);
+  draw_text(im, margin, y - 12 * scale, label, scale);
+  return im;
+}
+
+void write_png(const std::string& path, const Image& im) {
+  write_atomically(path, [&](const std::string& tmp) {
+    FILE* f = std::fopen(tmp.c_str(), "wb");
+    if (!f) throw std::runtime_error(path + ": cannot create " + tmp);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    png_infop info = png ? png_create_info_struct(png) : nullptr;
+    if (!png || !info || setjmp(png_jmpbuf(png))) {
+      png_destroy_write_struct(&png, &info);
+      std::fclose(f);
+      throw std::runtime_error(path + ": PNG write failed (disk full?)");
+    }
+    png_init_io(png, f);
+    png_set_IHDR(png, info, im.width, im.height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int y = 0; y < im.height; ++y)
+      png_write_row(png, const_cast<png_bytep>(im.rgb.data() + 3 * std::size_t(y) * im.width));
+    png_write_end(png, nullptr);
+    png_destroy_write_struct(&png, &info);
+    if (std::fclose(f) != 0) throw std::runtime_error(path + ": PNG write failed (disk full?)");
+  });
+}
+
+}  // namespace hoshi::io

@@ -1,0 +1,48 @@
+// Pictures of a particle set: the projected surface density Sigma(u, v) = sum of masses per
+// unit area along one axis, deposited with cloud-in-cell weights, shown on a log scale with a
+// colour map and a scale bar, written as PNG (libpng).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/particle_set.hpp"
+#include "io/units.hpp"
+
+namespace hoshi::io {
+
+struct RenderOptions {
+  int axis = 2;           // projection axis: 0 = x (image shows y, z), 1 = y (z, x), 2 = z (x, y)
+  double extent = 0;      // side of the square field of view; <= 0: automatic (encloses 98%
+                          // of the mass around the centre of mass, times 1.1)
+  int resolution = 1024;  // pixels per side
+  double decades = 4;     // dynamic range of the log scale (decades below the maximum)
+  UnitSystem units;       // for the scale bar's label (kpc when physical)
+};
+
+// Sigma on a resolution x resolution grid centred on (cu, cv) with side `extent`; row 0 is the
+// top of the image (largest v). Mass outside the field is dropped; inside, the grid holds all
+// of it: sum(Sigma) * pixel area = enclosed mass.
+std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
+                                    double extent, int resolution);
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<std::uint8_t> rgb;  // row-major, 3 bytes per pixel
+};
+
+// The automatic field of view: 1.1 x twice the projected half-side enclosing 98% of the
+// particles around the centre of mass (1 for empty or point-like sets).
+double auto_extent(const ParticleSet& p, int axis);
+
+// The full picture: density, log scale, colour map, scale bar with its length as text.
+Image render_surface_density(const ParticleSet& p, const RenderOptions& options);
+
+// Writes an 8-bit RGB PNG atomically; throws std::runtime_error on failure.
+void write_png(const std::string& path, const Image& image);
+
+// "x", "y", "z" -> 0, 1, 2; throws std::invalid_argument naming the value.
+int parse_axis(const std::string& name);
+
+}  // namespace hoshi::io

@@ -1,0 +1,137 @@
+#include "io/snapshot_io.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
+
+#include "io/csv.hpp"
+#include "io/gadget_binary.hpp"
+#include "io/tipsy.hpp"
+#include "io/validate.hpp"
+
+namespace hoshi::io {
+
+std::string to_string(SnapshotFormat f) {
+  switch (f) {
+    case SnapshotFormat::csv:
+      return "csv";
+    case SnapshotFormat::hdf5:
+      return "hdf5";
+    case SnapshotFormat::tipsy:
+      return "tipsy";
+    case SnapshotFormat::gadget:
+      return "gadget";
+  }
+  return "?";
+}
+
+SnapshotFormat parse_snapshot_format(const std::string& name) {
+  for (auto f :
+       {SnapshotFormat::csv, SnapshotFormat::hdf5, SnapshotFormat::tipsy, SnapshotFormat::gadget})
+    if (name == to_string(f)) return f;
+  throw std::invalid_argument("format: value '" + name +
+                              "' is not one of csv, hdf5, tipsy, gadget");
+}
+
+std::optional<SnapshotFormat> format_from_extension(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  static const std::regex member(R"((.*)\.\d+$)");
+  std::smatch m;
+  if (std::regex_match(name, m, member)) name = m[1].str();
+  const std::string ext = std::filesystem::path(name).extension().string();
+  if (ext == ".csv") return SnapshotFormat::csv;
+  if (ext == ".hdf5" || ext == ".h5" || ext == ".hdf") return SnapshotFormat::hdf5;
+  if (ext == ".tipsy" || ext == ".std" || ext == ".bin") return SnapshotFormat::tipsy;
+  if (ext == ".gadget" || ext == ".g1" || ext == ".g2" || ext == ".dat")
+    return SnapshotFormat::gadget;
+  return std::nullopt;
+}
+
+std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path) {
+  if (is_hdf5_file(path)) return SnapshotFormat::hdf5;
+  std::ifstream in(path, std::ios::binary);
+  std::vector<unsigned char> head(300);
+  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && looks_like_tipsy(head.data(), head.size(), size)) return SnapshotFormat::tipsy;
+  if (looks_like_gadget_binary(head.data(), head.size())) return SnapshotFormat::gadget;
+  return format_from_extension(path);
+}
+
+LoadedSnapshot load_snapshot(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw_bad_field(path, "file", "missing", "no such file");
+  const auto format = detect_snapshot_format(path);
+  if (!format)
+    throw_bad_field(path, "format", "unknown",
+                    "not HDF5, tipsy, Gadget binary or CSV (by content or extension)");
+  LoadedSnapshot out;
+  out.format = *format;
+  auto gas_note = [](std::uint64_t gas) {
+    return gas ? std::to_string(gas) + " gas particles skipped (hoshi is collisionless)"
+               : std::string();
+  };
+  switch (*format) {
+    case SnapshotFormat::hdf5: {
+      SnapshotData d = read_hdf5_snapshot(path);
+      out.particles = std::move(d.particles);
+      out.time = d.info.time;
+      out.units = d.info.units;
+      out.parameters = std::move(d.info.parameters);
+      out.note = gas_note(d.skipped[0]);
+      break;
+    }
+    case SnapshotFormat::tipsy: {
+      TipsyData d = read_tipsy(path);
+      out.particles = std::move(d.particles);
+      out.time = d.time;
+      out.units = d.units;
+      out.note = gas_note(d.skipped_gas);
+      break;
+    }
+    case SnapshotFormat::gadget: {
+      GadgetBinaryData d = read_gadget_binary(path);
+      out.particles = std::move(d.particles);
+      out.time = d.time;
+      out.units = units_galaxy();  // Gadget's default internal units
+      out.note = gas_note(d.skipped[0]);
+      break;
+    }
+    case SnapshotFormat::csv:
+      out.particles = read_csv(path);
+      break;
+  }
+  return out;
+}
+
+void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
+                   const SnapshotInfo& info) {
+  switch (format) {
+    case SnapshotFormat::hdf5:
+      write_hdf5_snapshot(path, p, info);
+      return;
+    case SnapshotFormat::tipsy:
+      write_tipsy(path, p, info.time, info.units);
+      return;
+    case SnapshotFormat::gadget: {
+      GadgetWriteOptions o;
+      o.double_precision = true;
+      o.long_ids = true;
+      write_gadget_binary(path, p, info.time, o);
+      return;
+    }
+    case SnapshotFormat::csv:
+      write_csv(path, p);
+      return;
+  }
+}
+
+}  // namespace hoshi::io

@@ -1,0 +1,48 @@
+// One entry point for the snapshot formats: detection from content (then extension), and
+// reading/writing with the time, units and parameters each format can carry.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "core/particle_set.hpp"
+#include "io/hdf5_snapshot.hpp"
+#include "io/parameters.hpp"
+#include "io/units.hpp"
+
+namespace hoshi::io {
+
+enum class SnapshotFormat { csv, hdf5, tipsy, gadget };
+
+std::string to_string(SnapshotFormat f);
+// "csv", "hdf5", "tipsy", "gadget"; throws std::invalid_argument naming the value.
+SnapshotFormat parse_snapshot_format(const std::string& name);
+
+// From the extension alone: .csv; .hdf5 .h5 .hdf; .tipsy .std .bin; .gadget .g1 .g2 .dat
+// (and a trailing .K of a multi-file member is ignored). nullopt when unknown.
+std::optional<SnapshotFormat> format_from_extension(const std::string& path);
+
+// From the content (HDF5 signature, tipsy header consistent with the file size, Gadget
+// record markers), then the extension; nullopt when neither tells.
+std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path);
+
+struct LoadedSnapshot {
+  ParticleSet particles;
+  double time = 0;
+  UnitSystem units;  // the file's units (Gadget binary: galaxy; tipsy: from PATH.param)
+  ParamList parameters;
+  SnapshotFormat format = SnapshotFormat::hdf5;
+  std::string note;  // what was skipped (gas), or empty
+};
+
+// Reads an HDF5, tipsy, Gadget binary or CSV snapshot. Throws
+// std::invalid_argument "FILE: field F: value V (why)" for bad input, also when the format
+// cannot be recognised.
+LoadedSnapshot load_snapshot(const std::string& path);
+
+// Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).
+// Gadget binary (double, 64-bit ids, format 2) and CSV carry no units or parameters.
+void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
+                   const SnapshotInfo& info);
+
+}  // namespace hoshi::io

@@ -1,0 +1,204 @@
+#include "io/tipsy.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "io/atomic_file.hpp"
+#include "io/byte_reader.hpp"
+#include "io/validate.hpp"
+
+namespace hoshi::io {
+
+namespace {
+
+constexpr std::size_t kHeader = 32, kGas = 48, kDark = 36, kStar = 44;
+
+struct Header {
+  double time;
+  std::int32_t nbodies, ndim, nsph, ndark, nstar, version;
+};
+
+Header read_header(ByteReader& r) {
+  Header h{};
+  h.time = r.get<double>("header.time");
+  h.nbodies = r.get<std::int32_t>("header.nbodies");
+  h.ndim = r.get<std::int32_t>("header.ndim");
+  h.nsph = r.get<std::int32_t>("header.nsph");
+  h.ndark = r.get<std::int32_t>("header.ndark");
+  h.nstar = r.get<std::int32_t>("header.nstar");
+  h.version = r.get<std::int32_t>("header.pad");
+  return h;
+}
+
+bool plausible(const Header& h) {
+  return h.ndim == 3 && h.nsph >= 0 && h.ndark >= 0 && h.nstar >= 0 &&
+         static_cast<std::int64_t>(h.nsph) + h.ndark + h.nstar == h.nbodies;
+}
+
+// Byte order from the header: ndim == 3 is read correctly in exactly one order.
+bool detect_big_endian(const unsigned char* data, std::size_t size, const std::string& name) {
+  ByteReader be(data, size, name, true), le(data, size, name, false);
+  const Header hb = read_header(be), hl = read_header(le);
+  if (hb.ndim == 3) return true;
+  if (hl.ndim == 3) return false;
+  throw_bad_field(name, "header.ndim", hb.ndim,
+                  "not a tipsy file: ndim must be 3 in either byte order");
+}
+
+}  // namespace
+
+bool looks_like_tipsy(const unsigned char* data, std::size_t header_size, std::uint64_t size) {
+  if (header_size < kHeader) return false;
+  for (bool big : {true, false}) {
+    ByteReader r(data, header_size, "", big);
+    const Header h = read_header(r);
+    if (!plausible(h)) continue;
+    const std::uint64_t need = kHeader + std::uint64_t(h.nsph) * kGas +
+                               std::uint64_t(h.ndark) * kDark + std::uint64_t(h.nstar) * kStar;
+    // Some writers omit the 4-byte pad: accept both sizes.
+    if (need == size || need - 4 == size) return true;
+  }
+  return false;
+}
+
+TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::string& name) {
+  TipsyData out;
+  if (size < 28)
+    throw_bad_field(name, "header", size,
+                    "truncated: a tipsy header has 28 bytes (32 with padding)");
+  out.big_endian = detect_big_endian(data, size, name);
+  ByteReader r(data, size, name, out.big_endian);
+  Header h{};
+  h.time = r.get<double>("header.time");
+  h.nbodies = r.get<std::int32_t>("header.nbodies");
+  h.ndim = r.get<std::int32_t>("header.ndim");
+  h.nsph = r.get<std::int32_t>("header.nsph");
+  h.ndark = r.get<std::int32_t>("header.ndark");
+  h.nstar = r.get<std::int32_t>("header.nstar");
+  if (!std::isfinite(h.time)) throw_bad_field(name, "header.time", h.time, "must be finite");
+  for (auto [field, v] :
+       {std::pair{"header.nsph", h.nsph}, std::pair{"header.ndark", h.ndark},
+        std::pair{"header.nstar", h.nstar}, std::pair{"header.nbodies", h.nbodies}})
+    if (v < 0) throw_bad_field(name, field, v, "negative particle count");
+  if (static_cast<std::int64_t>(h.nsph) + h.ndark + h.nstar != h.nbodies)
+    throw_bad_field(name, "header.nbodies", h.nbodies,
+                    "differs from nsph + ndark + nstar = " +
+                        std::to_string(static_cast<std::int64_t>(h.nsph) + h.ndark + h.nstar));
+  // The header is padded to 32 bytes by most writers; a few write 28.
+  const std::uint64_t body = std::uint64_t(h.nsph) * kGas + std::uint64_t(h.ndark) * kDark +
+                             std::uint64_t(h.nstar) * kStar;
+  std::size_t start = kHeader;
+  if (size >= 32) h.version = r.get<std::int32_t>("header.pad");
+  if (size == 28 + body) {
+    start = 28;
+    h.version = 0;
+  } else if (size != kHeader + body) {
+    throw_bad_field(name, "header.nbodies", h.nbodies,
+                    "the counts (nsph " + std::to_string(h.nsph) + ", ndark " +
+                        std::to_string(h.ndark) + ", nstar " + std::to_string(h.nstar) + ") need " +
+                        std::to_string(kHeader + body) + " bytes but the file has " +
+                        std::to_string(size) + (size < kHeader + body ? " (truncated)" : ""));
+  }
+  out.bonsai_ids = !out.big_endian && h.version == 2;
+  out.time = h.time;
+  out.skipped_gas = static_cast<std::uint64_t>(h.nsph);
+  out.n_dark = static_cast<std::uint64_t>(h.ndark);
+  out.n_star = static_cast<std::uint64_t>(h.nstar);
+  r.seek(start, "gas records");
+  r.skip(std::size_t(h.nsph) * kGas, "gas records");
+
+  ParticleSet& p = out.particles;
+  const std::size_t n = std::size_t(h.ndark) + std::size_t(h.nstar);
+  p.x.reserve(n);
+  std::uint64_t index = 0;
+  for (int kind = 0; kind < 2; ++kind) {
+    const std::int32_t count = kind == 0 ? h.ndark : h.nstar;
+    const char* rec = kind == 0 ? "dark record" : "star record";
+    for (std::int32_t i = 0; i < count; ++i, ++index) {
+      float f[7];
+      for (float& v : f) v = r.get<float>(rec);
+      if (kind == 1) r.skip(8, rec);  // metals, tform
+      std::uint64_t id = index;
+      float phi = 0;
+      if (out.bonsai_ids) {
+        id = r.get<std::uint64_t>(rec);
+      } else {
+        r.get<float>(rec);  // eps
+        phi = r.get<float>(rec);
+      }
+      p.push_back(f[1], f[2], f[3], f[4], f[5], f[6], f[0], id);
+      p.pot.back() = phi;
+    }
+  }
+  return out;
+}
+
+TipsyData read_tipsy(const std::string& path) {
+  TipsyData out;
+  {
+    const MappedFile file(path);
+    out = parse_tipsy(file.data(), file.size(), path);
+  }
+  // Units from the companion parameter file, if any.
+  std::ifstream param(path + ".param");
+  double kpc = 0, msol = 0;
+  std::string line;
+  while (std::getline(param, line)) {
+    line = line.substr(0, line.find('#'));
+    const auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    std::istringstream key(line.substr(0, eq)), val(line.substr(eq + 1));
+    std::string k;
+    double v = 0;
+    key >> k;
+    if (!(val >> v)) continue;
+    if (k == "dKpcUnit") kpc = v;
+    if (k == "dMsolUnit") msol = v;
+  }
+  if (kpc > 0 && msol > 0) out.units = units_g1(kpc * kKpcInCm, msol * kSolarMassInG);
+  validate_loaded(out.particles, path);
+  return out;
+}
+
+void write_tipsy(const std::string& path, const ParticleSet& p, double time,
+                 const UnitSystem& units, double eps) {
+  if (p.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument(path + ": field nbodies: value " + std::to_string(p.size()) +
+                                " (tipsy counts are 32-bit; use HDF5)");
+  // G = 1 units with the same length and mass units: v' = v / sqrt(G), t' = t sqrt(G),
+  // phi' = phi / G.
+  const double G = units.G(), sg = std::sqrt(G);
+  const UnitSystem file_units = units_g1(units.length_cm, units.mass_g);
+  const auto n = static_cast<std::int32_t>(p.size());
+  write_stream_atomically(path, [&](std::ostream& s) {
+    std::string buf;
+    put_bytes(buf, time * sg, true);
+    for (std::int32_t v : {n, 3, 0, n, 0, 0}) put_bytes(buf, v, true);
+    // Records in chunks, so that memory stays small for large N.
+    constexpr std::size_t chunk = 1 << 16;
+    for (std::size_t i0 = 0; i0 < p.size(); i0 += chunk) {
+      for (std::size_t i = i0; i < std::min(p.size(), i0 + chunk); ++i)
+        for (double v : {p.m[i], p.x[i], p.y[i], p.z[i], p.vx[i] / sg, p.vy[i] / sg, p.vz[i] / sg,
+                         eps, p.pot[i] / G})
+          put_bytes(buf, static_cast<float>(v), true);
+      s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+      buf.clear();
+    }
+    s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+  });
+  std::ostringstream param;
+  param.precision(17);
+  param << "# units of " << std::filesystem::path(path).filename().string()
+        << " (G = 1), written by hoshi\n"
+        << "dKpcUnit = " << file_units.length_cm / kKpcInCm << "\n"
+        << "dMsolUnit = " << file_units.mass_g / kSolarMassInG << "\n"
+        << "bComove = 0\n";
+  const std::string text = param.str();
+  write_stream_atomically(path + ".param",
+                          [&](std::ostream& s) { s.write(text.data(), text.size()); });
+}
+
+}  // namespace hoshi::io

@@ -1,0 +1,28 @@
+// Checks applied to every particle set a reader returns, and the one-line error format of
+// the readers: "FILE: field F: value V (why)".
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "core/particle_set.hpp"
+
+namespace hoshi::io {
+
+// Throws std::invalid_argument "FILE: field FIELD: value VALUE (WHY)".
+template <class V>
+[[noreturn]] void throw_bad_field(const std::string& file, const std::string& field, const V& value,
+                                  const std::string& why) {
+  std::ostringstream s;
+  s << file << ": field " << field << ": value " << value << " (" << why << ")";
+  throw std::invalid_argument(s.str());
+}
+
+// Two particles with the same id: throws naming the id and both indices.
+void require_unique_ids(const ParticleSet& p, const std::string& file);
+
+// Finite positions, velocities and masses, masses >= 0, total mass > 0 and unique ids.
+void validate_loaded(const ParticleSet& p, const std::string& file);
+
+}  // namespace hoshi::io

@@ -1,0 +1,73 @@
+// Helpers shared by the io tests: a scratch directory and small particle sets.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "core/particle_set.hpp"
+#include "ic/ic.hpp"
+
+namespace hoshi::test {
+
+// A fresh empty directory under the system temp dir, removed at the end of the test.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& tag) {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("hoshi_" + tag + "_" + (info ? std::string(info->name()) : "x") + "_" +
+             std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Plummer sphere with distinct, non-trivial ids, potentials and accelerations.
+inline ParticleSet sample_particles(std::size_t n, std::uint64_t seed = 7) {
+  ParticleSet p = make_plummer(n, seed);
+  Random rng(seed + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.id[i] = 1000 + 3 * i;
+    p.pot[i] = -rng.uniform(0.5, 2.0);
+    p.ax[i] = rng.uniform(-1, 1);
+    p.ay[i] = rng.uniform(-1, 1);
+    p.az[i] = rng.uniform(-1, 1);
+  }
+  return p;
+}
+
+inline std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+inline void write_all(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The message of the std::invalid_argument that f throws ("" if it throws nothing).
+template <class F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace hoshi::test

@@ -1,0 +1,276 @@
+// Bad input to every reader: each case must give one std::invalid_argument whose single-line
+// message names the file, the field and the value.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cmath>
+#include <limits>
+
+#include "io/byte_reader.hpp"
+#include "io/gadget_binary.hpp"
+#include "io/hdf5_snapshot.hpp"
+#include "io/snapshot_io.hpp"
+#include "io/tipsy.hpp"
+#include "io_test_util.hpp"
+
+namespace hoshi::io {
+namespace {
+
+using test::ScratchDir;
+
+// The message of load_snapshot(path), checked to be one line naming the file and `needles`.
+void expect_error(const std::string& path, std::initializer_list<std::string> needles) {
+  const std::string msg = test::invalid_argument_message([&] { load_snapshot(path); });
+  ASSERT_FALSE(msg.empty()) << path << " was accepted";
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  for (const auto& n : needles)
+    EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
+}
+
+ParticleSet small_set() {
+  return test::sample_particles(8);
+}
+
+SnapshotInfo henon_info() {
+  return SnapshotInfo{};
+}
+
+// ---- every format: values ------------------------------------------------------------------
+
+struct FormatCase {
+  SnapshotFormat format;
+  const char* name;
+};
+
+class BadValues : public ::testing::TestWithParam<FormatCase> {
+ protected:
+  std::string write(const ScratchDir& dir, const ParticleSet& p) {
+    const std::string path = dir.file(std::string("s.") + GetParam().name);
+    save_snapshot(path, GetParam().format, p, henon_info());
+    return path;
+  }
+};
+
+TEST_P(BadValues, NaNPosition) {
+  ScratchDir dir("bad");
+  ParticleSet p = small_set();
+  p.y[3] = std::numeric_limits<double>::quiet_NaN();
+  // Standard tipsy has no ids: particles are numbered in file order.
+  const auto id = GetParam().format == SnapshotFormat::tipsy ? 3 : p.id[3];
+  expect_error(write(dir, p), {"field y", "nan", "id " + std::to_string(id)});
+}
+
+TEST_P(BadValues, InfiniteVelocity) {
+  ScratchDir dir("bad");
+  ParticleSet p = small_set();
+  p.vx[5] = std::numeric_limits<double>::infinity();
+  expect_error(write(dir, p), {"field vx", "inf"});
+}
+
+TEST_P(BadValues, NegativeMass) {
+  ScratchDir dir("bad");
+  ParticleSet p = small_set();
+  p.m[2] = -0.5;
+  expect_error(write(dir, p), {"field m", "-0.5"});
+}
+
+TEST_P(BadValues, ZeroTotalMass) {
+  ScratchDir dir("bad");
+  ParticleSet p = small_set();
+  for (double& m : p.m) m = 0;
+  expect_error(write(dir, p), {"total mass"});
+}
+
+TEST_P(BadValues, DuplicateIds) {
+  ScratchDir dir("bad");
+  ParticleSet p = small_set();
+  p.id[6] = p.id[1];
+  std::string path;
+  if (GetParam().format == SnapshotFormat::tipsy) {
+    // Standard tipsy has no ids; Bonsai's little-endian version-2 tipsy has 64-bit ids.
+    std::string b;
+    put_bytes(b, 0.0, false);
+    for (std::int32_t v : {8, 3, 0, 8, 0, 2}) put_bytes(b, v, false);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      for (double v : {p.m[i], p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i]})
+        put_bytes(b, static_cast<float>(v), false);
+      put_bytes(b, p.id[i], false);
+    }
+    path = dir.file("bonsai.tipsy");
+    test::write_all(path, b);
+  } else {
+    path = write(dir, p);
+  }
+  expect_error(path, {"field id", std::to_string(p.id[1]), "duplicate"});
+}
+
+TEST_P(BadValues, TruncatedFile) {
+  ScratchDir dir("bad");
+  const std::string path = write(dir, small_set());
+  std::string bytes = test::read_all(path);
+  test::write_all(path, bytes.substr(0, bytes.size() - 7));
+  const std::string msg = test::invalid_argument_message([&] { load_snapshot(path); });
+  ASSERT_FALSE(msg.empty());
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, BadValues,
+                         ::testing::Values(FormatCase{SnapshotFormat::hdf5, "hdf5"},
+                                           FormatCase{SnapshotFormat::tipsy, "tipsy"},
+                                           FormatCase{SnapshotFormat::gadget, "gadget"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(BadInput, MissingFileAndUnknownFormat) {
+  ScratchDir dir("bad");
+  expect_error(dir.file("nope.hdf5"), {"missing"});
+  test::write_all(dir.file("junk.xyz"), "hello, this is not a snapshot at all");
+  expect_error(dir.file("junk.xyz"), {"format", "unknown"});
+}
+
+// ---- tipsy -------------------------------------------------------------------------------------
+
+std::string tipsy_bytes(const ScratchDir& dir) {
+  write_tipsy(dir.file("t.tipsy"), small_set(), 0.0, units_henon());
+  return test::read_all(dir.file("t.tipsy"));
+}
+
+TEST(BadTipsy, HeaderCountDisagreesWithData) {
+  ScratchDir dir("bad");
+  std::string b = tipsy_bytes(dir);
+  b[11] = 9, b[23] = 9;  // nbodies = ndark = 9 (big-endian low bytes), data holds 8
+  const std::string path = dir.file("count.bin");
+  test::write_all(path, b);
+  const std::string msg = test::invalid_argument_message([&] { read_tipsy(path); });
+  EXPECT_NE(msg.find("header.nbodies"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("9"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+}
+
+TEST(BadTipsy, InconsistentHeaderSums) {
+  ScratchDir dir("bad");
+  std::string b = tipsy_bytes(dir);
+  b[11] = 7;  // nbodies 7 but ndark 8
+  const std::string path = dir.file("sum.tipsy");
+  test::write_all(path, b);
+  const std::string msg = test::invalid_argument_message([&] { read_tipsy(path); });
+  EXPECT_NE(msg.find("header.nbodies: value 7"), std::string::npos) << msg;
+}
+
+TEST(BadTipsy, WrongDimension) {
+  ScratchDir dir("bad");
+  std::string b = tipsy_bytes(dir);
+  b[15] = 2;
+  const std::string path = dir.file("dim.tipsy");
+  test::write_all(path, b);
+  const std::string msg = test::invalid_argument_message([&] { read_tipsy(path); });
+  EXPECT_NE(msg.find("header.ndim"), std::string::npos) << msg;
+}
+
+// ---- Gadget binary ------------------------------------------------------------------------------
+
+TEST(BadGadget, CorruptRecordMarker) {
+  ScratchDir dir("bad");
+  std::string b =
+      gadget_binary_bytes(small_set(), 0, GadgetWriteOptions{1, false, false, false, false});
+  b[256 + 4] = 0x55;  // trailing marker of the header
+  const std::string path = dir.file("m.gadget");
+  test::write_all(path, b);
+  expect_error(path, {"HEAD record marker", "corrupt"});
+}
+
+TEST(BadGadget, HeaderCountDisagreesWithBlocks) {
+  ScratchDir dir("bad");
+  const ParticleSet p = small_set();
+  std::string b = gadget_binary_bytes(p, 0, GadgetWriteOptions{2, false, false, false, false});
+  // Header starts after the 16-byte format-2 label record and the 4-byte marker;
+  // npart[1] at +4, npartTotal[1] at +100.
+  const std::size_t h = 16 + 4;
+  b[h + 4] = 9;
+  b[h + 100] = 9;
+  const std::string path = dir.file("count.gadget");
+  test::write_all(path, b);
+  expect_error(path, {"POS record", std::to_string(8 * 12)});
+}
+
+TEST(BadGadget, TotalDisagreesWithThisFile) {
+  ScratchDir dir("bad");
+  std::string b =
+      gadget_binary_bytes(small_set(), 0, GadgetWriteOptions{1, true, false, false, false});
+  b[4 + 96 + 4 + 3] = 12;  // npartTotal[1] = 12 (big-endian low byte)
+  const std::string path = dir.file("total.gadget");
+  test::write_all(path, b);
+  expect_error(path, {"HEAD.npartTotal[1]", "12"});
+}
+
+TEST(BadGadget, WrongBlockLabel) {
+  ScratchDir dir("bad");
+  std::string b =
+      gadget_binary_bytes(small_set(), 0, GadgetWriteOptions{2, false, false, false, false});
+  const auto at = b.find("VEL ");
+  ASSERT_NE(at, std::string::npos);
+  b.replace(at, 4, "XYZW");
+  const std::string path = dir.file("label.gadget");
+  test::write_all(path, b);
+  expect_error(path, {"block label", "XYZW"});
+}
+
+// ---- HDF5 ---------------------------------------------------------------------------------------
+
+std::string hdf5_file(const ScratchDir& dir) {
+  const std::string path = dir.file("h.hdf5");
+  write_hdf5_snapshot(path, small_set(), henon_info());
+  return path;
+}
+
+TEST(BadHdf5, MissingDataset) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "PartType1/Velocities", H5P_DEFAULT);
+  H5Fclose(f);
+  expect_error(path, {"PartType1/Velocities", "missing"});
+}
+
+TEST(BadHdf5, UnequalLengths) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
+  const hsize_t n = 7;
+  const std::vector<double> m(n, 1.0);
+  const hid_t s = H5Screate_simple(1, &n, nullptr);
+  const hid_t d = H5Dcreate2(f, "PartType1/Masses", H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT,
+                             H5P_DEFAULT);
+  H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m.data());
+  H5Dclose(d);
+  H5Sclose(s);
+  H5Fclose(f);
+  expect_error(path, {"PartType1/Masses", "value 7", "NumPart_ThisFile = 8"});
+}
+
+TEST(BadHdf5, HeaderCountMismatch) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const hid_t a = H5Aopen(h, "NumPart_Total", H5P_DEFAULT);
+  const std::uint32_t total[6] = {0, 10, 0, 0, 0, 0};
+  H5Awrite(a, H5T_NATIVE_UINT32, total);
+  H5Aclose(a);
+  H5Gclose(h);
+  H5Fclose(f);
+  expect_error(path, {"Header/NumPart_Total[1]", "10"});
+}
+
+TEST(BadHdf5, NotAGadgetLayout) {
+  ScratchDir dir("bad");
+  const std::string path = dir.file("plain.h5");
+  const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  H5Fclose(f);
+  expect_error(path, {"Header", "missing"});
+}
+
+}  // namespace
+}  // namespace hoshi::io

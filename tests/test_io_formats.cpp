@@ -1,0 +1,542 @@
+// Round trips and layout checks of the snapshot formats: HDF5 (Gadget-4 layout), tipsy
+// (standard XDR and Bonsai's little-endian variant) and Gadget binary formats 1 and 2.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "io/atomic_file.hpp"
+#include "io/byte_reader.hpp"
+#include "io/gadget_binary.hpp"
+#include "io/hdf5_snapshot.hpp"
+#include "io/tipsy.hpp"
+#include "io/units.hpp"
+#include "io_test_util.hpp"
+
+namespace hoshi::io {
+namespace {
+
+using test::ScratchDir;
+
+// ---- units ---------------------------------------------------------------------------------
+
+TEST(IoUnits, PresetsHaveTheDocumentedG) {
+  EXPECT_DOUBLE_EQ(units_henon().G(), 1.0);
+  // Gadget-2's value of G in kpc, km/s, 1e10 Msun with G_cgs = 6.672e-8: 43007.1 to the
+  // 6 digits the Gadget manual gives.
+  EXPECT_NEAR(units_galaxy().G(), 43007.1, 0.05);
+  EXPECT_THROW(parse_units("cgs"), std::invalid_argument);
+  // A G = 1 system built from kpc and the Henon mass unit is the Henon preset.
+  EXPECT_EQ(units_g1(kKpcInCm, units_henon().mass_g).name, "henon");
+}
+
+TEST(IoUnits, ConvertUnitsPreservesPhysicalValues) {
+  ParticleSet p = test::sample_particles(4);
+  const ParticleSet orig = p;
+  const UnitSystem from = units_galaxy(), to = units_henon();
+  const double tscale = convert_units(p, from, to);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    // physical value = code value * unit: equal before and after to round-off (2 roundings).
+    EXPECT_NEAR(p.x[i] * to.length_cm, orig.x[i] * from.length_cm,
+                4e-16 * std::abs(orig.x[i] * from.length_cm));
+    EXPECT_NEAR(p.vy[i] * to.velocity_cm_s, orig.vy[i] * from.velocity_cm_s,
+                4e-16 * std::abs(orig.vy[i] * from.velocity_cm_s));
+    EXPECT_NEAR(p.m[i] * to.mass_g, orig.m[i] * from.mass_g, 4e-16 * orig.m[i] * from.mass_g);
+  }
+  EXPECT_NEAR(tscale, from.time_s() / to.time_s(), 1e-15 * tscale);
+}
+
+// ---- HDF5 ------------------------------------------------------------------------------------
+
+SnapshotInfo sample_info(const UnitSystem& u) {
+  SnapshotInfo info;
+  info.time = 1.25;
+  info.units = u;
+  info.parameters = {{"n", std::int64_t{100}}, {"theta", 0.5}, {"solver", std::string("tree")}};
+  return info;
+}
+
+TEST(IoHdf5, RoundTripIsExact) {
+  ScratchDir dir("h5");
+  const ParticleSet p = test::sample_particles(100);
+  write_hdf5_snapshot(dir.file("s.hdf5"), p, sample_info(units_galaxy()));
+  const SnapshotData d = read_hdf5_snapshot(dir.file("s.hdf5"));
+  ASSERT_EQ(d.particles.size(), p.size());
+  // Doubles are stored as IEEE doubles: the round trip is bit-exact.
+  EXPECT_EQ(d.particles.x, p.x);
+  EXPECT_EQ(d.particles.vz, p.vz);
+  EXPECT_EQ(d.particles.m, p.m);
+  EXPECT_EQ(d.particles.id, p.id);
+  EXPECT_EQ(d.particles.pot, p.pot);
+  EXPECT_EQ(d.particles.ay, p.ay);
+  EXPECT_EQ(d.info.time, 1.25);
+  EXPECT_EQ(d.info.units.name, "galaxy");
+  EXPECT_EQ(d.loaded[1], 100u);
+  const ParamValue* theta = find_param(d.info.parameters, "theta");
+  ASSERT_NE(theta, nullptr);
+  EXPECT_EQ(std::get<double>(*theta), 0.5);
+  const ParamValue* solver = find_param(d.info.parameters, "solver");
+  ASSERT_NE(solver, nullptr);
+  EXPECT_EQ(std::get<std::string>(*solver), "tree");
+  EXPECT_EQ(std::get<std::int64_t>(*find_param(d.info.parameters, "n")), 100);
+}
+
+TEST(IoHdf5, EmptySetRoundTrips) {
+  ScratchDir dir("h5");
+  write_hdf5_snapshot(dir.file("e.hdf5"), ParticleSet{}, sample_info(units_henon()));
+  EXPECT_EQ(read_hdf5_snapshot(dir.file("e.hdf5")).particles.size(), 0u);
+}
+
+double read_scalar_attr(hid_t loc, const char* name) {
+  const hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+  double v = std::nan("");
+  if (a >= 0) {
+    H5Aread(a, H5T_NATIVE_DOUBLE, &v);
+    H5Aclose(a);
+  }
+  return v;
+}
+
+// Every string attribute of `loc` must be fixed-length (yt's detection fails on variable-length
+// strings); returns the number of attributes checked.
+int count_fixed_strings(hid_t loc, bool& any_variable) {
+  struct Ctx {
+    bool* var;
+    int n;
+  } ctx{&any_variable, 0};
+  hsize_t idx = 0;
+  H5Aiterate2(
+      loc, H5_INDEX_NAME, H5_ITER_INC, &idx,
+      [](hid_t l, const char* name, const H5A_info_t*, void* data) -> herr_t {
+        auto* c = static_cast<Ctx*>(data);
+        const hid_t a = H5Aopen(l, name, H5P_DEFAULT);
+        const hid_t t = H5Aget_type(a);
+        if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) *c->var = true;
+        ++c->n;
+        H5Tclose(t);
+        H5Aclose(a);
+        return 0;
+      },
+      &ctx);
+  return ctx.n;
+}
+
+TEST(IoHdf5, LayoutIsGadget4) {
+  ScratchDir dir("h5");
+  const ParticleSet p = test::sample_particles(10);
+  const UnitSystem u = units_galaxy();
+  write_hdf5_snapshot(dir.file("s.hdf5"), p, sample_info(u));
+  const hid_t f = H5Fopen(dir.file("s.hdf5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  for (const char* name :
+       {"NumPart_ThisFile", "NumPart_Total", "NumPart_Total_HighWord", "MassTable", "Time",
+        "Redshift", "BoxSize", "NumFilesPerSnapshot", "Omega0", "OmegaLambda", "HubbleParam",
+        "Flag_DoublePrecision", "Flag_Entropy_ICs", "Flag_Sfr", "Flag_Cooling", "Flag_Metals",
+        "Flag_StellarAge", "Flag_Feedback", "Time_GYR"})
+    EXPECT_GT(H5Aexists(h, name), 0) << name;
+  std::int64_t counts[6] = {};
+  const hid_t a = H5Aopen(h, "NumPart_ThisFile", H5P_DEFAULT);
+  H5Aread(a, H5T_NATIVE_INT64, counts);
+  H5Aclose(a);
+  EXPECT_EQ(counts[1], 10);
+  EXPECT_EQ(counts[0] + counts[2] + counts[3] + counts[4] + counts[5], 0);
+  EXPECT_EQ(read_scalar_attr(h, "HubbleParam"), 1.0);
+  EXPECT_EQ(read_scalar_attr(h, "OmegaLambda"), 0.0);
+  // Time_GYR = Time * (1 kpc / 1 km/s) / 1 Gyr, the unit of time written from constants.
+  const double gyr = 1.25 * (3.085678e21 / 1e5) / 3.15576e16;
+  EXPECT_NEAR(read_scalar_attr(h, "Time_GYR"), gyr, 1e-14 * gyr);
+  bool variable = false;
+  EXPECT_GT(count_fixed_strings(h, variable), 15);
+  const hid_t units = H5Gopen2(f, "Units", H5P_DEFAULT);
+  EXPECT_EQ(read_scalar_attr(units, "UnitLength_in_cm"), 3.085678e21);
+  EXPECT_EQ(read_scalar_attr(units, "UnitMass_in_g"), 1.989e43);
+  EXPECT_EQ(read_scalar_attr(units, "UnitVelocity_in_cm_per_s"), 1e5);
+  const hid_t params = H5Gopen2(f, "Parameters", H5P_DEFAULT);
+  EXPECT_GT(count_fixed_strings(params, variable), 3);
+  EXPECT_FALSE(variable) << "variable-length string attribute found";
+  EXPECT_EQ(read_scalar_attr(params, "theta"), 0.5);
+  // pynbody reads Time_GYR and HubbleParam from /Parameters when that group has attributes.
+  EXPECT_NEAR(read_scalar_attr(params, "Time_GYR"), gyr, 1e-14 * gyr);
+  for (const char* ds :
+       {"Coordinates", "Velocities", "Masses", "ParticleIDs", "Potential", "Acceleration"}) {
+    const hid_t d = H5Dopen2(f, (std::string("PartType1/") + ds).c_str(), H5P_DEFAULT);
+    ASSERT_GE(d, 0) << ds;
+    for (const char* at :
+         {"a_scaling", "h_scaling", "length_scaling", "mass_scaling", "velocity_scaling", "to_cgs"})
+      EXPECT_GT(H5Aexists(d, at), 0) << ds << "/" << at;
+    EXPECT_EQ(read_scalar_attr(d, "a_scaling"), 0.0);
+    EXPECT_EQ(read_scalar_attr(d, "h_scaling"), 0.0);
+    H5Dclose(d);
+  }
+  H5Gclose(params);
+  H5Gclose(units);
+  H5Gclose(h);
+  H5Fclose(f);
+}
+
+TEST(IoHdf5, HenonUnitsWriteNoPhysicalTime) {
+  ScratchDir dir("h5");
+  write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), sample_info(units_henon()));
+  const hid_t f = H5Fopen(dir.file("s.hdf5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  EXPECT_EQ(H5Aexists(h, "Time_GYR"), 0);
+  H5Gclose(h);
+  H5Fclose(f);
+  EXPECT_EQ(read_hdf5_snapshot(dir.file("s.hdf5")).info.units.name, "henon");
+}
+
+// A file shaped like SWIFT output: 7 particle types, gas (type 0), halo (1), stars (4) and
+// neutrinos (6) with float coordinates, 32-bit ids, star masses only in the MassTable, a
+// 3-element BoxSize and SWIFT's unit names (Mpc, 1e10 Msun, time unit Mpc / (km/s)).
+void write_multi_type(const std::string& path) {
+  const hid_t f = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t h = H5Gcreate2(f, "Header", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  auto attr = [&](const char* name, hid_t type, const void* v, hsize_t n) {
+    const hid_t s = H5Screate_simple(1, &n, nullptr);
+    const hid_t a = H5Acreate2(h, name, type, s, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, type, v);
+    H5Aclose(a);
+    H5Sclose(s);
+  };
+  const std::int32_t counts[7] = {5, 4, 0, 0, 3, 0, 2};
+  const double table[7] = {0, 0, 0, 0, 0.25, 0, 0};
+  const double box[3] = {10, 10, 10};
+  const double time = 0.5;
+  const std::int32_t one = 1;
+  attr("NumPart_ThisFile", H5T_NATIVE_INT32, counts, 7);
+  attr("NumPart_Total", H5T_NATIVE_INT32, counts, 7);
+  attr("MassTable", H5T_NATIVE_DOUBLE, table, 7);
+  attr("BoxSize", H5T_NATIVE_DOUBLE, box, 3);
+  attr("Time", H5T_NATIVE_DOUBLE, &time, 1);
+  attr("NumFilesPerSnapshot", H5T_NATIVE_INT32, &one, 1);
+  H5Gclose(h);
+  {
+    const hid_t u = H5Gcreate2(f, "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    const std::pair<const char*, double> units[] = {{"Unit length in cgs (U_L)", 3.08567758e24},
+                                                    {"Unit mass in cgs (U_M)", 1.98841e43},
+                                                    {"Unit time in cgs (U_t)", 3.08567758e19}};
+    for (const auto& [name, v] : units) {
+      const hid_t sp = H5Screate(H5S_SCALAR);
+      const hid_t a = H5Acreate2(u, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+      H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+      H5Aclose(a);
+      H5Sclose(sp);
+    }
+    H5Gclose(u);
+  }
+  auto group = [&](int type, int n, bool masses) {
+    const std::string g = "PartType" + std::to_string(type);
+    const hid_t gid = H5Gcreate2(f, g.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    std::vector<float> xyz(3 * n), m(n, 0.5f);
+    std::vector<std::uint32_t> id(n);
+    for (int i = 0; i < n; ++i) {
+      for (int k = 0; k < 3; ++k) xyz[3 * i + k] = float(type * 10 + i) + 0.25f * k;
+      id[i] = std::uint32_t(type * 100 + i);
+    }
+    auto ds = [&](const char* name, hid_t type_id, const void* data, int cols) {
+      const hsize_t dims[2] = {hsize_t(n), hsize_t(cols)};
+      const hid_t s = H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr);
+      const hid_t d = H5Dcreate2(gid, name, type_id, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+      H5Dwrite(d, type_id, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+      H5Dclose(d);
+      H5Sclose(s);
+    };
+    ds("Coordinates", H5T_NATIVE_FLOAT, xyz.data(), 3);
+    ds("Velocities", H5T_NATIVE_FLOAT, xyz.data(), 3);
+    ds("ParticleIDs", H5T_NATIVE_UINT32, id.data(), 1);
+    if (masses) ds("Masses", H5T_NATIVE_FLOAT, m.data(), 1);
+    H5Gclose(gid);
+  };
+  group(0, 5, true);
+  group(1, 4, true);
+  group(4, 3, false);
+  group(6, 2, true);
+  H5Fclose(f);
+}
+
+TEST(IoHdf5, ReadsSwiftStyleMultiTypeFilesSkippingGas) {
+  ScratchDir dir("h5");
+  write_multi_type(dir.file("m.hdf5"));
+  const SnapshotData d = read_hdf5_snapshot(dir.file("m.hdf5"));
+  EXPECT_EQ(d.skipped[0], 5u);
+  EXPECT_EQ(d.loaded[1], 4u);
+  EXPECT_EQ(d.loaded[4], 3u);
+  ASSERT_EQ(d.loaded.size(), 7u);
+  EXPECT_EQ(d.loaded[6], 2u);
+  ASSERT_EQ(d.particles.size(), 9u);
+  EXPECT_EQ(d.particles.id[7], 600u);
+  // SWIFT units: velocity = U_L / U_t = 1e5 cm/s.
+  EXPECT_EQ(d.info.units.length_cm, 3.08567758e24);
+  EXPECT_NEAR(d.info.units.velocity_cm_s, 1e5, 1e-10);
+  EXPECT_EQ(d.particles.id[0], 100u);
+  EXPECT_EQ(d.particles.id[4], 400u);
+  EXPECT_EQ(d.particles.m[0], 0.5);   // from the Masses dataset
+  EXPECT_EQ(d.particles.m[6], 0.25);  // from the MassTable
+  EXPECT_EQ(d.particles.x[5], 41.0);
+  EXPECT_EQ(d.particles.z[5], 41.5);
+  EXPECT_EQ(d.info.box_size, 10.0);
+  EXPECT_EQ(d.info.time, 0.5);
+}
+
+TEST(IoHdf5, ReadsMultiFileSets) {
+  ScratchDir dir("h5");
+  ParticleSet a = test::sample_particles(6, 1), b = test::sample_particles(4, 2);
+  for (std::size_t i = 0; i < b.size(); ++i) b.id[i] += 100000;
+  write_hdf5_snapshot(dir.file("snap.0.hdf5"), a, sample_info(units_henon()));
+  write_hdf5_snapshot(dir.file("snap.1.hdf5"), b, sample_info(units_henon()));
+  for (const char* name : {"snap.0.hdf5", "snap.1.hdf5"}) {
+    const hid_t f = H5Fopen(dir.file(name).c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+    const hid_t at = H5Aopen(h, "NumFilesPerSnapshot", H5P_DEFAULT);
+    const std::int32_t two = 2;
+    H5Awrite(at, H5T_NATIVE_INT32, &two);
+    H5Aclose(at);
+    H5Gclose(h);
+    H5Fclose(f);
+  }
+  // Any member names the set; particles come in file order.
+  const SnapshotData d = read_hdf5_snapshot(dir.file("snap.1.hdf5"));
+  ASSERT_EQ(d.particles.size(), 10u);
+  EXPECT_EQ(d.particles.id[0], a.id[0]);
+  EXPECT_EQ(d.particles.id[6], b.id[0]);
+  EXPECT_EQ(d.particles.x[9], b.x[3]);
+  std::filesystem::remove(dir.file("snap.0.hdf5"));
+  const std::string msg =
+      test::invalid_argument_message([&] { read_hdf5_snapshot(dir.file("snap.1.hdf5")); });
+  EXPECT_NE(msg.find("snap.0.hdf5"), std::string::npos) << msg;
+}
+
+// ---- atomic writes ----------------------------------------------------------------------------
+
+TEST(IoAtomic, FailedWriteLeavesPreviousFileAndNoTemporary) {
+  ScratchDir dir("atomic");
+  const std::string path = dir.file("out.bin");
+  write_stream_atomically(path, [](std::ostream& s) { s << "first"; });
+  EXPECT_EQ(test::read_all(path), "first");
+  EXPECT_THROW(write_stream_atomically(path,
+                                       [](std::ostream& s) {
+                                         s << "half";
+                                         throw std::runtime_error("disk full");
+                                       }),
+               std::runtime_error);
+  EXPECT_EQ(test::read_all(path), "first");
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1) << "temporary file left behind";
+  write_stream_atomically(path, [](std::ostream& s) { s << "second"; });
+  EXPECT_EQ(test::read_all(path), "second");
+}
+
+TEST(IoAtomic, StaleTemporariesOfKilledWritersAreRemoved) {
+  ScratchDir dir("atomic");
+  test::write_all(dir.file(".checkpoint.hdf5.tmp.999999999.3"), "half");
+  const std::string mine = temporary_path(dir.file("snap.hdf5"));  // this process: kept
+  test::write_all(mine, "in progress");
+  test::write_all(dir.file("checkpoint.hdf5"), "whole");
+  test::write_all(dir.file(".hidden.tmp"), "not ours");
+  EXPECT_EQ(remove_stale_temporaries(dir.path().string()), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir.file(".checkpoint.hdf5.tmp.999999999.3")));
+  EXPECT_TRUE(std::filesystem::exists(mine));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("checkpoint.hdf5")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file(".hidden.tmp")));
+}
+
+TEST(IoAtomic, OutputDirectoryIsNotReusedWithoutOverwrite) {
+  ScratchDir dir("atomic");
+  const std::string out = dir.file("run");
+  prepare_output_dir(out, false);  // created
+  EXPECT_TRUE(std::filesystem::is_directory(out));
+  prepare_output_dir(out, false);  // empty: fine
+  test::write_all(out + "/energy.csv", "x");
+  const std::string msg = test::invalid_argument_message([&] { prepare_output_dir(out, false); });
+  EXPECT_NE(msg.find(out), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--overwrite"), std::string::npos) << msg;
+  EXPECT_NO_THROW(prepare_output_dir(out, true));
+  EXPECT_EQ(test::read_all(out + "/energy.csv"), "x");  // preparing never deletes
+}
+
+// ---- tipsy ------------------------------------------------------------------------------------
+
+TEST(IoTipsy, StandardRoundTripBigEndian) {
+  ScratchDir dir("tipsy");
+  const ParticleSet p = test::sample_particles(50);
+  write_tipsy(dir.file("s.tipsy"), p, 2.0, units_henon(), 0.01);
+  const std::string bytes = test::read_all(dir.file("s.tipsy"));
+  ASSERT_EQ(bytes.size(), 32u + 50u * 36u);
+  // XDR: ndim = 3 is stored big-endian at bytes 12..15, ndark = 50 at bytes 20..23.
+  EXPECT_EQ(std::memcmp(bytes.data() + 12, "\0\0\0\3", 4), 0);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[23]), 50);
+  const TipsyData d = read_tipsy(dir.file("s.tipsy"));
+  EXPECT_TRUE(d.big_endian);
+  EXPECT_FALSE(d.bonsai_ids);
+  EXPECT_EQ(d.time, 2.0);
+  EXPECT_EQ(d.n_dark, 50u);
+  EXPECT_EQ(d.units.name, "henon");  // from s.tipsy.param
+  ASSERT_EQ(d.particles.size(), 50u);
+  for (std::size_t i = 0; i < 50; ++i) {
+    // Records are float32: values come back rounded to float, exactly.
+    EXPECT_EQ(d.particles.x[i], double(float(p.x[i])));
+    EXPECT_EQ(d.particles.vy[i], double(float(p.vy[i])));
+    EXPECT_EQ(d.particles.m[i], double(float(p.m[i])));
+    EXPECT_EQ(d.particles.pot[i], double(float(p.pot[i])));
+    EXPECT_EQ(d.particles.id[i], i);  // standard tipsy has no ids: file order
+  }
+}
+
+TEST(IoTipsy, GalaxyUnitsAreWrittenAsGEqualsOne) {
+  ScratchDir dir("tipsy");
+  const ParticleSet p = test::sample_particles(5);
+  const UnitSystem u = units_galaxy();
+  write_tipsy(dir.file("g.tipsy"), p, 1.0, u);
+  const TipsyData d = read_tipsy(dir.file("g.tipsy"));
+  const double sg = std::sqrt(u.G());
+  // v_file = v / sqrt(G) rounded to float: relative error <= 2^-24 (+ one double rounding).
+  for (std::size_t i = 0; i < 5; ++i)
+    EXPECT_NEAR(d.particles.vx[i] * sg, p.vx[i], 1.2e-7 * std::abs(p.vx[i]));
+  EXPECT_NEAR(d.time, sg, 1e-15 * sg);
+  // The file's units: kpc, 1e10 Msun, velocity sqrt(G_cgs M / L) = sqrt(G) km/s.
+  EXPECT_NEAR(d.units.length_cm, kKpcInCm, 1e-9 * kKpcInCm);
+  EXPECT_NEAR(d.units.velocity_cm_s, sg * 1e5, 1e-9 * sg * 1e5);
+  const std::string param = test::read_all(dir.file("g.tipsy.param"));
+  EXPECT_NE(param.find("dMsolUnit = 10000000000"), std::string::npos) << param;
+}
+
+// Bonsai's native tipsy: little-endian, version 2 in the header pad, 64-bit ids in place of
+// eps and phi; gas records (standard layout) come first and are skipped.
+std::string bonsai_file() {
+  std::string b;
+  const bool le = false;
+  put_bytes(b, 3.5, le);
+  for (std::int32_t v : {4, 3, 1, 2, 1, 2}) put_bytes(b, v, le);  // nbodies..nstar, version
+  for (int k = 0; k < 12; ++k) put_bytes(b, 1.0f, le);            // one gas record
+  const std::uint64_t ids[3] = {(1ull << 40) + 5, 7, 200000000000ull};
+  for (int i = 0; i < 3; ++i) {
+    put_bytes(b, 0.5f, le);                                              // mass
+    for (int k = 0; k < 6; ++k) put_bytes(b, float(i + 0.125 * k), le);  // pos, vel
+    if (i == 2) put_bytes(b, 0.02f, le), put_bytes(b, 1.0f, le);         // star: metals, tform
+    put_bytes(b, ids[i], le);
+  }
+  return b;
+}
+
+TEST(IoTipsy, ReadsBonsaiLittleEndianWith64BitIds) {
+  const std::string b = bonsai_file();
+  ASSERT_EQ(b.size(), 32u + 48u + 2 * 36u + 44u);
+  const TipsyData d =
+      parse_tipsy(reinterpret_cast<const unsigned char*>(b.data()), b.size(), "bonsai");
+  EXPECT_FALSE(d.big_endian);
+  EXPECT_TRUE(d.bonsai_ids);
+  EXPECT_EQ(d.skipped_gas, 1u);
+  ASSERT_EQ(d.particles.size(), 3u);
+  EXPECT_EQ(d.particles.id[0], (1ull << 40) + 5);
+  EXPECT_EQ(d.particles.id[2], 200000000000ull);
+  EXPECT_EQ(d.particles.y[2], 2.125);
+  EXPECT_EQ(d.particles.vz[1], 1.625);  // i + 0.125 * 5
+  EXPECT_EQ(d.time, 3.5);
+}
+
+TEST(IoTipsy, StandardWithGasDarkAndStars) {
+  // Big-endian, 2 gas + 1 dark + 2 stars (ChaNGa layout): gas skipped, stars keep their
+  // potential (the last float of the 11-float star record).
+  std::string b;
+  put_bytes(b, 0.25, true);
+  for (std::int32_t v : {5, 3, 2, 1, 2, 0}) put_bytes(b, v, true);
+  for (int k = 0; k < 24; ++k) put_bytes(b, 9.0f, true);  // two gas records
+  for (float v : {0.5f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 0.01f, -7.f}) put_bytes(b, v, true);
+  for (int i = 0; i < 2; ++i)
+    for (float v : {0.25f, float(10 + i), 0.f, 0.f, 0.f, 0.f, 1.f, 0.02f, 3.f, 0.01f, -8.f - i})
+      put_bytes(b, v, true);
+  const TipsyData d = parse_tipsy(reinterpret_cast<const unsigned char*>(b.data()), b.size(), "c");
+  EXPECT_TRUE(d.big_endian);
+  EXPECT_EQ(d.skipped_gas, 2u);
+  EXPECT_EQ(d.n_dark, 1u);
+  EXPECT_EQ(d.n_star, 2u);
+  ASSERT_EQ(d.particles.size(), 3u);
+  EXPECT_EQ(d.particles.z[0], 3.0);
+  EXPECT_EQ(d.particles.pot[0], -7.0);
+  EXPECT_EQ(d.particles.x[2], 11.0);
+  EXPECT_EQ(d.particles.vz[2], 1.0);
+  EXPECT_EQ(d.particles.pot[2], -9.0);
+  EXPECT_EQ(d.particles.id[2], 2u);
+}
+
+// ---- Gadget binary ------------------------------------------------------------------------------
+
+TEST(IoGadget, AllVariantsRoundTrip) {
+  ScratchDir dir("gadget");
+  const ParticleSet p = test::sample_particles(20);
+  for (int format : {1, 2})
+    for (bool big : {false, true})
+      for (bool dbl : {false, true})
+        for (bool long_ids : {false, true}) {
+          SCOPED_TRACE(testing::Message() << "format " << format << " big " << big << " double "
+                                          << dbl << " long ids " << long_ids);
+          GadgetWriteOptions o{format, big, dbl, long_ids, false};
+          const std::string path = dir.file("ic.gadget");
+          write_gadget_binary(path, p, 0.75, o);
+          const GadgetBinaryData d = read_gadget_binary(path);
+          EXPECT_EQ(d.format, format);
+          EXPECT_EQ(d.big_endian, big);
+          EXPECT_EQ(d.double_precision, dbl);
+          EXPECT_EQ(d.long_ids, long_ids);
+          EXPECT_EQ(d.time, 0.75);
+          ASSERT_EQ(d.particles.size(), p.size());
+          for (std::size_t i = 0; i < p.size(); ++i) {
+            const auto r = [&](double v) { return dbl ? v : double(float(v)); };
+            ASSERT_EQ(d.particles.x[i], r(p.x[i]));
+            ASSERT_EQ(d.particles.vz[i], r(p.vz[i]));
+            ASSERT_EQ(d.particles.m[i], r(p.m[i]));
+            ASSERT_EQ(d.particles.id[i], p.id[i]);
+          }
+        }
+}
+
+TEST(IoGadget, MassTableAndGasAreHandled) {
+  // Format 1, little-endian, float: 2 gas + 3 halo particles, halo mass in the MassTable,
+  // gas masses in the MASS block, followed by a gas-only U block that must be ignored.
+  std::string b;
+  const bool be = false;
+  auto marker = [&](std::uint32_t v) { put_bytes(b, v, be); };
+  marker(256);
+  const std::size_t h0 = b.size();
+  for (std::uint32_t n : {2u, 3u, 0u, 0u, 0u, 0u}) put_bytes(b, n, be);
+  for (double m : {0.0, 0.125, 0.0, 0.0, 0.0, 0.0}) put_bytes(b, m, be);
+  put_bytes(b, 4.0, be);  // time
+  put_bytes(b, 0.0, be);  // redshift
+  put_bytes(b, 0, be), put_bytes(b, 0, be);
+  for (std::uint32_t n : {2u, 3u, 0u, 0u, 0u, 0u}) put_bytes(b, n, be);
+  put_bytes(b, 0, be);  // flag_cooling
+  put_bytes(b, 1, be);  // num_files
+  b.resize(h0 + 256, '\0');
+  marker(256);
+  marker(5 * 12);
+  for (int i = 0; i < 15; ++i) put_bytes(b, float(i), be);
+  marker(5 * 12);
+  marker(5 * 12);
+  for (int i = 0; i < 15; ++i) put_bytes(b, float(-i), be);
+  marker(5 * 12);
+  marker(5 * 4);
+  for (std::uint32_t i = 0; i < 5; ++i) put_bytes(b, 10 + i, be);
+  marker(5 * 4);
+  marker(2 * 4);
+  put_bytes(b, 0.5f, be), put_bytes(b, 0.5f, be);
+  marker(2 * 4);
+  marker(2 * 4);
+  put_bytes(b, 9.0f, be), put_bytes(b, 9.0f, be);  // U (gas internal energy)
+  marker(2 * 4);
+  const GadgetBinaryData d =
+      parse_gadget_binary(reinterpret_cast<const unsigned char*>(b.data()), b.size(), "mixed");
+  EXPECT_EQ(d.skipped[0], 2u);
+  EXPECT_EQ(d.loaded[1], 3u);
+  ASSERT_EQ(d.particles.size(), 3u);
+  EXPECT_EQ(d.particles.id[0], 12u);
+  EXPECT_EQ(d.particles.x[0], 6.0);
+  EXPECT_EQ(d.particles.vz[2], -14.0);
+  EXPECT_EQ(d.particles.m[1], 0.125);
+}
+
+}  // namespace
+}  // namespace hoshi::io

@@ -1,0 +1,346 @@
+// hoshi run's outputs end to end (through the hoshi executable): restarts that continue bit
+// for bit, clean stops on SIGINT, parameter files, protected output directories; and the
+// renderer.
+#include <gtest/gtest.h>
+#include <png.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "io/hdf5_snapshot.hpp"
+#include "io/param_file.hpp"
+#include "io/render.hpp"
+#include "io_test_util.hpp"
+
+namespace hoshi::io {
+namespace {
+
+using test::ScratchDir;
+
+// Runs `hoshi ARGS`, returns the exit status; stdout+stderr go to `log`.
+int hoshi(const std::string& args, const std::string& log) {
+  const std::string cmd = std::string(HOSHI_EXE) + " " + args + " > " + log + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+void expect_same_particles(const ParticleSet& a, const ParticleSet& b) {
+  ASSERT_EQ(a.size(), b.size());
+  // Bit for bit: exact equality of every double.
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.y, b.y);
+  EXPECT_EQ(a.z, b.z);
+  EXPECT_EQ(a.vx, b.vx);
+  EXPECT_EQ(a.vy, b.vy);
+  EXPECT_EQ(a.vz, b.vz);
+  EXPECT_EQ(a.ax, b.ax);
+  EXPECT_EQ(a.id, b.id);
+}
+
+double state(const SnapshotData& d, const char* key) {
+  const ParamValue* v = find_param(d.info.state, key);
+  if (!v) return std::nan("");
+  if (const auto* i = std::get_if<std::int64_t>(v)) return double(*i);
+  return std::get<double>(*v);
+}
+
+const std::string kRun = "run --ic plummer -n 64 --dt 0.0625 --solver direct --quiet ";
+
+TEST(IoRun, RestartContinuesBitForBit) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun +
+                      "--t-end 1 --snapshot-every 0.5 --render-every 0.5 "
+                      "--render-resolution 32 --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  for (const char* frame : {"/frame_000.png", "/frame_001.png", "/frame_002.png"})
+    EXPECT_TRUE(std::filesystem::exists(a + frame)) << frame;
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --snapshot-every 0.5 --out " + b, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1", log), 0) << test::read_all(log);
+  const SnapshotData ca = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  const SnapshotData cb = read_hdf5_snapshot(b + "/checkpoint.hdf5");
+  expect_same_particles(ca.particles, cb.particles);
+  EXPECT_EQ(state(ca, "step"), 16);
+  EXPECT_EQ(state(cb, "step"), 16);
+  EXPECT_EQ(ca.info.time, 1.0);
+  expect_same_particles(read_hdf5_snapshot(a + "/snapshot_002.hdf5").particles,
+                        read_hdf5_snapshot(b + "/snapshot_002.hdf5").particles);
+  // The energy log of the continued run is the uninterrupted one, byte for byte.
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+}
+
+TEST(IoRun, RestartAfterShortFinalStepKeepsTime) {
+  // 0.53 is off the step grid: the first part ends with a short step; the continued run must
+  // count time from there (t = 0.53 + k dt), ending exactly at 1 (to round-off, 1e-12).
+  ScratchDir dir("run");
+  const std::string b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.53 --out " + b, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1", log), 0) << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(b + "/checkpoint.hdf5");
+  EXPECT_NEAR(state(c, "time"), 1.0, 1e-12);
+  // 8 full steps + 1 short to 0.53, then ceil(0.47 / 0.0625) = 8 more.
+  EXPECT_EQ(state(c, "step"), 17);
+}
+
+class IoRunSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
+  ScratchDir dir("run");
+  const std::string s = dir.file("S"), u = dir.file("U"), log = dir.file("log");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string out = s, slog = dir.file("slog");
+    freopen(slog.c_str(), "w", stdout);
+    execl(HOSHI_EXE, HOSHI_EXE, "run", "--ic", "plummer", "-n", "64", "--dt", "0.01", "--solver",
+          "direct", "--t-end", "1e6", "--output-every", "0.05", "--out", out.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the run is stepping (a few energy.csv rows), then interrupt it.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int rows = 0;
+  while (rows < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::string text = test::read_all(s + "/energy.csv");
+    rows = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  }
+  ASSERT_GE(rows, 4) << "the run did not start";
+  kill(pid, GetParam());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed instead of a clean exit";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << test::read_all(dir.file("slog"));
+  const SnapshotData c = read_hdf5_snapshot(s + "/checkpoint.hdf5");
+  const double step = state(c, "step");
+  ASSERT_GT(step, 0);
+  EXPECT_EQ(state(c, "time"), step * 0.01);  // t = step dt exactly on the grid
+  // Continue 5 more steps and compare with an uninterrupted run to the same time.
+  std::ostringstream t_end;
+  t_end.precision(17);
+  t_end << (step + 5) * 0.01;
+  ASSERT_EQ(hoshi("run --restart " + s + " --t-end " + t_end.str(), log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --dt 0.01 --solver direct --quiet --output-every 0.05 "
+                  "--t-end " +
+                      t_end.str() + " --out " + u,
+                  log),
+            0)
+      << test::read_all(log);
+  expect_same_particles(read_hdf5_snapshot(s + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(u + "/checkpoint.hdf5").particles);
+  EXPECT_EQ(test::read_all(s + "/energy.csv"), test::read_all(u + "/energy.csv"));
+}
+
+TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("G"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic plummer -n 512 --solver direct --precision double --softening 0 "
+                  "--units galaxy --t-end 0 --quiet --out " +
+                      out,
+                  log),
+            0)
+      << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
+  EXPECT_EQ(c.info.units.name, "galaxy");
+  const ParticleSet& p = c.particles;
+  double kinetic = 0, potential = 0, mass = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    kinetic += 0.5 * p.m[i] * (p.vx[i] * p.vx[i] + p.vy[i] * p.vy[i] + p.vz[i] * p.vz[i]);
+    potential += 0.5 * p.m[i] * p.pot[i];  // pot includes G = 43007.1
+    mass += p.m[i];
+  }
+  EXPECT_NEAR(mass, 1.0, 1e-12);  // 1e10 Msun
+  // A Plummer model is in virial equilibrium: 2K/|W| = 1 up to sampling noise, a few percent
+  // for 512 particles (tolerance 0.15). Without the velocity scaling to G it would be
+  // 1/43007.1.
+  EXPECT_NEAR(2 * kinetic / std::abs(potential), 1.0, 0.15);
+  // Henon energy E = -1/4 G M^2 / r_unit scales with G: E = -43007.1 / 4 (same noise).
+  EXPECT_NEAR((kinetic + potential) / (-43007.1 / 4), 1.0, 0.15);
+}
+
+TEST(IoRun, KilledRunLeavesACompleteWallClockCheckpoint) {
+  // SIGKILL cannot be caught: what survives is the last periodic checkpoint (every 12 ms of
+  // wall clock here), which must be complete, and continuing from it must match a run that
+  // was never killed. energy.csv holds rows written after that checkpoint: the continued run
+  // drops and rewrites them.
+  ScratchDir dir("run");
+  const std::string k = dir.file("K"), u = dir.file("U"), log = dir.file("log");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(dir.file("klog").c_str(), "w", stdout);
+    execl(HOSHI_EXE, HOSHI_EXE, "run", "--ic", "plummer", "-n", "64", "--dt", "0.01", "--solver",
+          "direct", "--t-end", "1e6", "--output-every", "0.01", "--checkpoint-minutes", "0.0002",
+          "--out", k.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!std::filesystem::exists(k + "/checkpoint.hdf5") &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const SnapshotData c = read_hdf5_snapshot(k + "/checkpoint.hdf5");  // complete and valid
+  const double step = state(c, "step");
+  ASSERT_GT(step, 0);
+  std::ostringstream t_end;
+  t_end.precision(17);
+  t_end << (step + 3) * 0.01;
+  ASSERT_EQ(hoshi("run --restart " + k + " --checkpoint-minutes 0 --t-end " + t_end.str(), log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --dt 0.01 --solver direct --quiet --output-every 0.01 "
+                  "--t-end " +
+                      t_end.str() + " --out " + u,
+                  log),
+            0)
+      << test::read_all(log);
+  expect_same_particles(read_hdf5_snapshot(k + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(u + "/checkpoint.hdf5").particles);
+  EXPECT_EQ(test::read_all(k + "/energy.csv"), test::read_all(u + "/energy.csv"));
+}
+
+TEST(IoRun, ParameterFileWithCommandLineOverride) {
+  ScratchDir dir("run");
+  const std::string params = dir.file("p.yml"), out = dir.file("P"), log = dir.file("log");
+  test::write_all(params, "# test\nparticles: 32\nt_end: 0.25\nsolver: direct\nquiet: true\n");
+  ASSERT_EQ(hoshi("run " + params + " --t-end 0.125 --out " + out, log), 0) << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
+  EXPECT_EQ(c.particles.size(), 32u);  // from the file
+  EXPECT_EQ(state(c, "time"), 0.125);  // the command line wins
+  const ParamValue* t_end = find_param(c.info.parameters, "t-end");
+  ASSERT_NE(t_end, nullptr);
+  EXPECT_EQ(std::get<double>(*t_end), 0.125);
+  const ParamValue* solver = find_param(c.info.parameters, "solver");
+  ASSERT_NE(solver, nullptr);
+  EXPECT_EQ(std::get<std::string>(*solver), "direct");
+}
+
+TEST(IoRun, UnknownParameterNamesNearestKey) {
+  ScratchDir dir("run");
+  const std::string params = dir.file("bad.yml"), out = dir.file("X"), log = dir.file("log");
+  test::write_all(params, "particls: 32\n");
+  EXPECT_EQ(hoshi("run " + params + " --out " + out, log), 2);
+  const std::string msg = test::read_all(log);
+  EXPECT_NE(msg.find("unknown parameter 'particls' (did you mean 'particles'?)"), std::string::npos)
+      << msg;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(nearest_key("snapshot_every", {"snapshot-every", "snapshot-format", "seed"}),
+            "snapshot-every");
+}
+
+TEST(IoRun, ExistingOutputAndBadInputLeaveFilesUntouched) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("O"), log = dir.file("log");
+  std::filesystem::create_directories(out);
+  test::write_all(out + "/energy.csv", "precious");
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.1 --out " + out, log), 2);
+  EXPECT_NE(test::read_all(log).find("--overwrite"), std::string::npos) << test::read_all(log);
+  EXPECT_EQ(test::read_all(out + "/energy.csv"), "precious");
+  // A corrupt input file: exit 2, one line naming the file, no output directory made.
+  const std::string bad = dir.file("bad.tipsy"), out2 = dir.file("O2");
+  test::write_all(bad, std::string("\0\0\0\0\0\0\0\0\0\0\0\5\0\0\0\3", 16) + std::string(20, '\0'));
+  EXPECT_EQ(hoshi("run --ic " + bad + " --out " + out2, log), 2);
+  const std::string msg = test::read_all(log);
+  EXPECT_NE(msg.find(bad), std::string::npos) << msg;
+  EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 1) << msg;
+  EXPECT_FALSE(std::filesystem::exists(out2));
+}
+
+TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {
+  ScratchDir dir("params");
+  auto message = [&](const std::string& text) {
+    test::write_all(dir.file("p.yml"), text);
+    return test::invalid_argument_message([&] { read_param_file(dir.file("p.yml")); });
+  };
+  EXPECT_NE(message("dt: 0.1\ndt: 0.2\n").find("line 2: field dt: given more than once"),
+            std::string::npos);
+  EXPECT_NE(message("theta: {a: 1}\n").find("field theta: value is a list or mapping"),
+            std::string::npos);
+  EXPECT_NE(message("a: [1, 2\n").find("YAML error"), std::string::npos);
+  EXPECT_NE(message("- 1\n- 2\n").find("mapping"), std::string::npos);
+  test::write_all(dir.file("ok.yml"), "t_end: 5\nsolver: tree\n");
+  const auto kv = read_param_file(dir.file("ok.yml"));
+  ASSERT_EQ(kv.size(), 2u);
+  EXPECT_EQ(kv[0].first, "t-end");  // underscores become dashes
+  EXPECT_EQ(kv[0].second, "5");
+  EXPECT_EQ(std::get<std::int64_t>(param_value_from_text("5")), 5);
+  EXPECT_EQ(std::get<double>(param_value_from_text("0.5")), 0.5);
+  EXPECT_EQ(std::get<std::string>(param_value_from_text("tree")), "tree");
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, IoRunSignal, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) {
+                           return std::string(info.param == SIGINT ? "SIGINT" : "SIGTERM");
+                         });
+
+// ---- render ------------------------------------------------------------------------------------
+
+TEST(IoRender, SurfaceDensityConservesMassAndProjects) {
+  ParticleSet p = test::sample_particles(500);
+  // Keep particles well inside the field so that none is clipped.
+  ParticleSet inside;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (std::abs(p.x[i]) < 1.5 && std::abs(p.y[i]) < 1.5 && std::abs(p.z[i]) < 1.5)
+      inside.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], p.id[i]);
+  const int n = 64;
+  const double L = 4.0, area = (L / n) * (L / n);
+  for (int axis : {0, 1, 2}) {
+    const auto sigma = surface_density(inside, axis, 0, 0, L, n);
+    double mass = 0, want = 0;
+    for (double s : sigma) mass += s * area;
+    for (double m : inside.m) want += m;
+    // CIC weights sum to 1 per particle; sums of 500 terms: relative round-off ~ 500 * 2^-53.
+    EXPECT_NEAR(mass, want, 1e-12 * want) << "axis " << axis;
+  }
+  // One particle at the centre of pixel (column 10, row from top 5) for axis z: u = x, v = y.
+  ParticleSet one;
+  const double h = L / n;
+  one.push_back(-L / 2 + 10.5 * h, L / 2 - 5.5 * h, 123.0, 0, 0, 0, 2.0, 0);
+  const auto s = surface_density(one, 2, 0, 0, L, n);
+  EXPECT_DOUBLE_EQ(s[5 * n + 10], 2.0 / (h * h));
+  // Projected along x, the image shows (y, z): the same particle lands elsewhere (z = 123 is
+  // outside), so the image is empty.
+  const auto sx = surface_density(one, 0, 0, 0, L, n);
+  EXPECT_EQ(*std::max_element(sx.begin(), sx.end()), 0.0);
+}
+
+TEST(IoRender, CommandWritesAReadablePng) {
+  ScratchDir dir("render");
+  const std::string snap = dir.file("s.hdf5"), png = dir.file("s.png"), log = dir.file("log");
+  SnapshotInfo info;
+  info.units = units_galaxy();
+  write_hdf5_snapshot(snap, test::sample_particles(200), info);
+  ASSERT_EQ(hoshi("render " + snap + " --out " + png + " --resolution 128 --axis y", log), 0)
+      << test::read_all(log);
+  FILE* f = std::fopen(png.c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  png_structp rd = png_create_read_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info_ptr = png_create_info_struct(rd);
+  png_init_io(rd, f);
+  png_read_info(rd, info_ptr);
+  EXPECT_EQ(png_get_image_width(rd, info_ptr), 128u);
+  EXPECT_EQ(png_get_image_height(rd, info_ptr), 128u);
+  EXPECT_EQ(png_get_color_type(rd, info_ptr), PNG_COLOR_TYPE_RGB);
+  png_destroy_read_struct(&rd, &info_ptr, nullptr);
+  std::fclose(f);
+  // Not overwritten without --overwrite.
+  EXPECT_EQ(hoshi("render " + snap + " --out " + png, log), 2);
+}
+
+}  // namespace
+}  // namespace hoshi::io
