@@ -17,14 +17,7 @@ namespace hoshi {
 namespace {
 
 WalkParams<float> walk_params(const TreeWalkConfig& c) {
-  WalkParams<float> w;
-  w.criterion = c.criterion;
-  w.order = c.order;
-  w.soft = SofteningParams<float>::make(c.softening, c.eps);
-  // Cells always get the Plummer form; with the spline kernel (Newtonian beyond 2.8 eps) they
-  // are unsoftened (multipole.hpp).
-  w.cell_eps2 = w.soft.kind == Softening::plummer ? static_cast<float>(c.eps * c.eps) : 0.0f;
-  return w;
+  return make_walk_params<float>(c.criterion, c.order, c.softening, c.eps);
 }
 
 }  // namespace
