@@ -17,14 +17,7 @@ namespace hoshi {
 namespace {
 
 WalkParams<float> walk_params(const TreeWalkConfig& c) {
-  WalkParams<float> w;
-  w.criterion = c.criterion;
-  w.order = c.order;
-  w.soft = SofteningParams<float>::make(c.softening, c.eps);
-  // Cells always get the Plummer form; with the spline kernel (Newtonian beyond 2.8 eps) they
-  // are unsoftened (multipole.hpp).
-  w.cell_eps2 = w.soft.kind == Softening::plummer ? static_cast<float>(c.eps * c.eps) : 0.0f;
-  return w;
+  return make_walk_params<float>(c.criterion, c.order, c.softening, c.eps);
 }
 
 }  // namespace
@@ -120,6 +113,9 @@ void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion crit
   std::uint32_t i = 0;
   while (i < t.n_nodes) {
     const TreeNode& n = t.nodes[i];
+    // The walk continues at i + 1 (sequential, found by the hardware prefetcher) or at next:
+    // fetch that one while the criterion is evaluated.
+    __builtin_prefetch(&t.nodes[n.next]);
     // Distance from the centre of mass to the nearest point of the box.
     const double ex = std::max(std::abs(n.com_x - b.cx) - b.hx, 0.0);
     const double ey = std::max(std::abs(n.com_y - b.cy) - b.hy, 0.0);
