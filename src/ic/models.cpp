@@ -91,7 +91,10 @@ const ModelSpec& find_spec(const std::string& name) {
   for (const auto& s : specs())
     if (name == s.name) return s;
   std::string valid;
-  for (const auto& s : specs()) valid += (valid.empty() ? "" : "|") + std::string(s.name);
+  for (const auto& s : specs()) {
+    if (!valid.empty()) valid += "|";
+    valid += s.name;
+  }
   throw std::invalid_argument("unknown model '" + name + "' (expected " + valid + ")");
 }
 
@@ -102,7 +105,10 @@ std::map<std::string, double> resolve(const ModelSpec& spec, const ModelParams& 
   for (const auto& [key, value] : given) {
     if (!v.count(key)) {
       std::string valid;
-      for (const auto& k : spec.keys) valid += (valid.empty() ? "" : ", ") + std::string(k.name);
+      for (const auto& k : spec.keys) {
+        if (!valid.empty()) valid += ", ";
+        valid += k.name;
+      }
       throw std::invalid_argument("unknown parameter '" + key + "' for model " + spec.name +
                                   " (valid: " + (valid.empty() ? "none" : valid) + ")");
     }
