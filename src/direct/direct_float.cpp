@@ -53,7 +53,7 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
   const auto s = SofteningParams<float>::make(kernel, eps);
   const bool soft = eps > 0;
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nn > 256)
   for (std::ptrdiff_t i = 0; i < nn; ++i) {
     const float xi = f.x[i], yi = f.y[i], zi = f.z[i];
     float ax = 0, ay = 0, az = 0, pot = 0;
