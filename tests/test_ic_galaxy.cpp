@@ -59,9 +59,11 @@ TEST(DiskForce, MonopolePotential) {
 }
 
 // The sampled disk has the Toomre Q it was built for at R_Q: sigma_R measured in the annulus
-// R_Q (1 +- 5%) over ~1000 particles has a relative error sqrt(1/(2n)) = 2.2% (1 sigma); the
-// profile's variation across the annulus (sigma_R^2 ~ exp(-R/R_d)) biases it by < 0.5%.
-// Bound: 4 sigma = 9% on Q. A wrong 3.36 or kappa (e.g. kappa = Omega) fails.
+// R_Q (1 +- 10%) over n ~ 1000 particles, n/2 independent mirror pairs (both members of a pair
+// have the same v_R and v_phi), has a relative error sqrt(1/n) = 3% (1 sigma); the
+// profile's variation across the annulus (sigma_R^2 ~ exp(-R/R_d), +-0.24 R_d) biases the
+// annulus mean only at second order, < 1%.
+// Bound: 4 sigma = 13% on Q. A wrong 3.36 or kappa (e.g. kappa = Omega) fails.
 TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
   DiskGalaxyParams gp;
   const DiskGalaxyModel model(gp);
@@ -84,7 +86,7 @@ TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
   double s = 0, s2 = 0, nn = 0, svphi = 0;
   for (std::size_t i = 0; i < disk.size(); ++i) {
     const double R = std::hypot(disk.x[i], disk.y[i]);
-    if (std::fabs(R / RQ - 1) > 0.05) continue;
+    if (std::fabs(R / RQ - 1) > 0.1) continue;
     const double vR = (disk.vx[i] * disk.x[i] + disk.vy[i] * disk.y[i]) / R;
     const double vphi = (disk.x[i] * disk.vy[i] - disk.y[i] * disk.vx[i]) / R;
     s += vR;
@@ -92,17 +94,17 @@ TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
     svphi += vphi;
     nn += 1;
   }
-  ASSERT_GT(nn, 500);
+  ASSERT_GT(nn, 700);
   const double sigma = std::sqrt(s2 / nn - (s / nn) * (s / nn));
   const double Q = sigma * model.kappa(RQ) / (3.36 * model.surface_density(RQ));
-  EXPECT_NEAR(Q / gp.disk_Q, 1.0, 4 * std::sqrt(1 / (2 * nn)) + 0.005);
-  // Mean rotation: standard error sigma_phi / sqrt(n); 4 sigma.
-  EXPECT_NEAR(svphi / nn, model.mean_vphi(RQ), 4 * model.sigma_phi(RQ) / std::sqrt(nn) + 1e-3);
+  EXPECT_NEAR(Q / gp.disk_Q, 1.0, 4 * std::sqrt(1 / nn) + 0.01);
+  // Mean rotation: standard error sigma_phi / sqrt(n/2); 4 sigma.
+  EXPECT_NEAR(svphi / nn, model.mean_vphi(RQ), 4 * model.sigma_phi(RQ) / std::sqrt(nn / 2) + 1e-3);
 }
 
 // Vertical structure: sech^2(z / z0) has <z^2> = (pi z0)^2 / 12. Standard error of z_rms from
-// n particles ~ z_rms sqrt(var(z^2)) / (2 <z^2> sqrt(n)) <= z_rms / sqrt(n) (sech^2 kurtosis 4.2);
-// 5 sigma. Disk mass and total mass exact.
+// n/2 independent mirror pairs ~ z_rms sqrt(var(z^2)) / (2 <z^2> sqrt(n/2)) <= z_rms / sqrt(n/2)
+// (sech^2 kurtosis 4.2); 5 sigma. Disk mass and total mass exact.
 TEST(DiskGalaxy, VerticalProfileAndMasses) {
   DiskGalaxyParams gp;
   gp.bulge_mass = 0.02;
@@ -122,20 +124,21 @@ TEST(DiskGalaxy, VerticalProfileAndMasses) {
   for (double m : p.m) mt += m;
   const double zrms = std::sqrt(z2 / static_cast<double>(nd));
   const double expect = kPi * gp.disk_z0 / std::sqrt(12.0);
-  EXPECT_NEAR(zrms / expect, 1.0, 5 / std::sqrt(static_cast<double>(nd)));
+  EXPECT_NEAR(zrms / expect, 1.0, 5 / std::sqrt(nd / 2.0));
   EXPECT_NEAR(md, gp.disk_mass, 1e-12);
   EXPECT_NEAR(mt, gp.halo_mass + gp.disk_mass + gp.bulge_mass, 1e-12);
 }
 
 // The whole galaxy is in virial equilibrium: 2K/|W| = 1 within sampling noise (see
-// test_ic_spherical: 3 x 2.1 / sqrt(N)), W from the double direct sum. The disk's cold
-// rotation and the monopole approximation for the halo are inside that noise at these masses.
+// test_ic_spherical: 3 x 2.1 / sqrt(N/2) for mirror pairs), W from the double direct sum. The
+// disk's cold rotation and the monopole approximation for the halo are inside that noise at these
+// masses.
 TEST(DiskGalaxy, VirialRatio) {
   for (const char* name : {"disk", "disk-nfw"}) {
     ParticleSet p = make_model(name, 4096, 2);
     direct_reference(p, 1.0, Softening::plummer, 0.0);
     const double q = 2 * kinetic_energy(p) / -potential_energy_from_pot(p);
-    EXPECT_NEAR(q, 1.0, 3 * 2.1 / std::sqrt(4096.0)) << name;
+    EXPECT_NEAR(q, 1.0, 3 * 2.1 / std::sqrt(4096.0 / 2)) << name;
   }
 }
 

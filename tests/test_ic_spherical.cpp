@@ -166,10 +166,10 @@ Energies energies(ParticleSet p) {
 }
 
 // Virial ratio 2K/|W| = 1 and E = -1/4 (Henon units) within sampling noise. The relative
-// scatter of K is sd(v^2)/mean(v^2)/sqrt(N) <= 1.5/sqrt(N) for these DFs, and W's is of the
-// same order, so 2K/|W| scatters by <= 2.1/sqrt(N) = 0.033 at N = 4096; the bound is 3 sigma,
-// 0.1. Truncation at 99.9% of the mass shifts E by < 1e-3. A DF off by a factor in v (e.g. a
-// missing sqrt(2) in v_esc) moves 2K/|W| by a factor of 2.
+// scatter of K is sd(v^2)/mean(v^2)/sqrt(N') <= 1.5/sqrt(N') for these DFs, and W's is of the
+// same order, so 2K/|W| scatters by <= 2.1/sqrt(N'), with N' = N/2 independent mirror pairs:
+// 0.046 at N = 4096; the bound is 3 sigma, 0.14. Truncation at 99.9% of the mass shifts E by <
+// 1e-3. A DF off by a factor in v (e.g. a missing sqrt(2) in v_esc) moves 2K/|W| by a factor of 2.
 class VirialTest : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(VirialTest, VirialRatioAndHenonEnergy) {
@@ -179,7 +179,7 @@ TEST_P(VirialTest, VirialRatioAndHenonEnergy) {
                             ? make_hernquist(n, 5)
                             : make_eddington_model(name, n, 5, 0.0, name == "nfw" ? 10.0 : 0.0);
   const Energies e = energies(p);
-  const double bound = 3 * 2.1 / std::sqrt(static_cast<double>(n));
+  const double bound = 3 * 2.1 / std::sqrt(static_cast<double>(n) / 2);
   EXPECT_NEAR(2 * e.K / -e.W, 1.0, bound) << name;
   EXPECT_NEAR((e.K + e.W) / -0.25, 1.0, bound) << name;
 }
@@ -194,10 +194,31 @@ TEST(EddingtonSample, RadiiFollowModelMassProfile) {
     const SphericalModel m(density_profile(name, 1.0, std::string(name) == "nfw" ? 10.0 : 0.0), 1);
     Random rng(21);
     const std::size_t n = 10000;
-    const ParticleSet p = m.sample(n, rng, 0.99);
+    const ParticleSet p = m.sample(n, rng, 0.99, false);  // independent draws
     const double d =
         ks_statistic(radii(p), [&](double r) { return std::min(m.enclosed_mass(r) / 0.99, 1.0); });
     EXPECT_LT(d, 1.63 / std::sqrt(static_cast<double>(n))) << name;
+  }
+}
+
+// Mirror-pair sampling puts the density centre at the centre of mass, so the Lagrangian radii
+// about the centre of mass of make_hernquist follow the analytic ones: the fraction f of the
+// sample inside r is M(r) / (M mass_cut), so r_f = r(M = f mass_cut). Binomial noise with
+// N' = N/2 independent pairs: delta r / r = sqrt(f (1 - f) / N') / f / (d ln M / d ln r),
+// d ln M / d ln r = 2 a / (r + a); 4 sigma. Without the mirror pairs the centre of mass sits
+// ~0.15 (= r10) from the cusp at N = 20k and r10 fails.
+TEST(HernquistSample, LagrangianRadiiAboutCentreOfMass) {
+  const std::size_t n = 20000;
+  const double a = 1.0 / 3.0, cut = 0.999;
+  const ParticleSet p = make_hernquist(n, 31);
+  std::vector<double> r = radii(p);
+  std::sort(r.begin(), r.end());
+  for (double f : {0.1, 0.5, 0.9}) {
+    const double s = std::sqrt(f * cut);
+    const double expect = a * s / (1 - s);
+    const double measured = r[static_cast<std::size_t>(std::ceil(f * n)) - 1];
+    const double sigma = std::sqrt(f * (1 - f) / (n / 2.0)) / f / (2 * a / (expect + a));
+    EXPECT_NEAR(measured / expect, 1.0, 4 * sigma) << f;
   }
 }
 

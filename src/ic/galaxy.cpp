@@ -271,7 +271,20 @@ ParticleSet DiskGalaxyModel::sample(std::size_t n, std::uint64_t seed) const {
   // Disk: R ~ Gamma(2, R_d) truncated at R_max, phi uniform, z = z0 atanh(2u - 1).
   ParticleSet disk;
   disk.resize(nd);
+  // Mirror pairs (x, v), (-x, -v) as for the halo (same R, phi + pi, same sense of rotation):
+  // every component's centre of mass and momentum vanish, so the disk sits at the halo's
+  // density centre.
   for (std::size_t i = 0; i < nd; ++i) {
+    if (i % 2 == 1) {
+      disk.x[i] = -disk.x[i - 1];
+      disk.y[i] = -disk.y[i - 1];
+      disk.z[i] = -disk.z[i - 1];
+      disk.vx[i] = -disk.vx[i - 1];
+      disk.vy[i] = -disk.vy[i - 1];
+      disk.vz[i] = -disk.vz[i - 1];
+      disk.m[i] = p_.disk_mass / static_cast<double>(nd);
+      continue;
+    }
     double R;
     do {
       R = -p_.disk_Rd * std::log(std::max(rng.uniform(), 1e-300) * std::max(rng.uniform(), 1e-300));

@@ -78,7 +78,7 @@ double hernquist_sigma2(double r, double M, double a, double G) {
 ParticleSet sample_isotropic(std::size_t n, Random& rng, double mass, double mass_cut,
                              const std::function<double(double)>& radius_of_fraction,
                              const std::function<double(double)>& psi,
-                             const std::function<double(double)>& df) {
+                             const std::function<double(double)>& df, bool symmetric) {
   require_mass_cut(mass_cut);
   ParticleSet p;
   p.resize(n);
@@ -88,6 +88,16 @@ ParticleSet sample_isotropic(std::size_t n, Random& rng, double mass, double mas
   for (int k = 0; k <= 96; ++k) scan.push_back(std::pow(10.0, -6.0 + 6.0 * k / 96.0));
   for (int k = 1; k < 32; ++k) scan.push_back(k / 32.0);
   for (std::size_t i = 0; i < n; ++i) {
+    if (symmetric && i % 2 == 1) {
+      p.x[i] = -p.x[i - 1];
+      p.y[i] = -p.y[i - 1];
+      p.z[i] = -p.z[i - 1];
+      p.vx[i] = -p.vx[i - 1];
+      p.vy[i] = -p.vy[i - 1];
+      p.vz[i] = -p.vz[i - 1];
+      p.m[i] = mass / static_cast<double>(n);
+      continue;
+    }
     const double r = radius_of_fraction(mass_cut * rng.uniform());
     const double ps = std::max(psi(r), 0.0);
     const double ve = std::sqrt(2.0 * ps);
@@ -137,7 +147,7 @@ ParticleSet make_hernquist(std::size_t n, std::uint64_t seed, double a, double m
   };
   auto psi = [a](double r) { return -hernquist_potential(r, 1.0, a); };
   auto df = [a](double E) { return hernquist_df(E, 1.0, a); };
-  ParticleSet p = sample_isotropic(n, rng, 1.0, mass_cut, radius, psi, df);
+  ParticleSet p = sample_isotropic(n, rng, 1.0, mass_cut, radius, psi, df, true);
   to_com_frame(p);
   return p;
 }
@@ -331,10 +341,11 @@ double SphericalModel::radius_of_mass_fraction(double X) const {
   return std::exp(lr_[k - 1] + t * (lr_[k] - lr_[k - 1]));
 }
 
-ParticleSet SphericalModel::sample(std::size_t n, Random& rng, double mass_cut) const {
+ParticleSet SphericalModel::sample(std::size_t n, Random& rng, double mass_cut,
+                                   bool symmetric) const {
   return sample_isotropic(
       n, rng, mass_, mass_cut, [this](double X) { return radius_of_mass_fraction(X); },
-      [this](double r) { return psi(r); }, [this](double E) { return df(E); });
+      [this](double r) { return psi(r); }, [this](double E) { return df(E); }, symmetric);
 }
 
 std::function<double(double)> density_profile(const std::string& name, double a, double r_cut) {
