@@ -64,7 +64,9 @@ Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& centre, const Vec3&
 // Bound mass by iterative unbinding: potentials from the currently bound particles only,
 // energies in the frame of their mass-weighted velocity, particles with E >= 0 removed, until
 // the bound set no longer changes (or max_iter). Potentials come from `solver` (its G and
-// softening); the particles are not modified.
+// softening); the particles are not modified. The first frame is the velocity of all
+// particles, so a heavy unbound component moving fast through the system can unbind
+// everything at once; analyse such a snapshot per component.
 struct BoundResult {
   double mass = 0;
   std::size_t count = 0;
