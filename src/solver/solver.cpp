@@ -6,6 +6,7 @@
 
 #include "core/checks.hpp"
 #include "direct/direct.hpp"
+#include "tree/tree_solver.hpp"
 
 namespace hoshi {
 
@@ -81,7 +82,7 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n)
   if (kind == SolverKind::tree && c.precision == Precision::float64)
     throw std::invalid_argument("--precision double is available with --solver direct only");
   if (kind == SolverKind::direct) return std::make_unique<DirectCpuSolver>(c);
-  throw std::invalid_argument("--solver tree: not built yet");
+  return std::make_unique<TreeSolver>(c);
 }
 
 std::string to_string(SolverKind k) {

@@ -1,0 +1,456 @@
+#include "tree/octree.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "tree/morton.hpp"
+
+namespace hoshi {
+
+BoundingCube bounding_cube(const double* x, const double* y, const double* z, std::size_t n) {
+  BoundingCube c;
+  if (n == 0) return c;
+  double lo[3] = {x[0], y[0], z[0]}, hi[3] = {x[0], y[0], z[0]};
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for reduction(min : lo[:3]) reduction(max : hi[:3])
+  for (std::ptrdiff_t i = 0; i < nn; ++i) {
+    lo[0] = std::min(lo[0], x[i]);
+    hi[0] = std::max(hi[0], x[i]);
+    lo[1] = std::min(lo[1], y[i]);
+    hi[1] = std::max(hi[1], y[i]);
+    lo[2] = std::min(lo[2], z[i]);
+    hi[2] = std::max(hi[2], z[i]);
+  }
+  double ext = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+  if (!(ext > 0)) ext = 1.0;  // one point, or all coincident: any positive side will do
+  c.side = ext * (1.0 + 0x1.0p-20);
+  c.lo_x = 0.5 * (lo[0] + hi[0]) - 0.5 * c.side;
+  c.lo_y = 0.5 * (lo[1] + hi[1]) - 0.5 * c.side;
+  c.lo_z = 0.5 * (lo[2] + hi[2]) - 0.5 * c.side;
+  return c;
+}
+
+void compute_morton_keys(const double* x, const double* y, const double* z, std::size_t n,
+                         const BoundingCube& c, std::uint64_t* keys) {
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < nn; ++i)
+    keys[i] = morton_key(x[i], y[i], z[i], c.lo_x, c.lo_y, c.lo_z, c.side);
+}
+
+void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index) {
+  constexpr int kDigitBits = 11;
+  constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+  constexpr int kPasses = (3 * kMortonBits + kDigitBits - 1) / kDigitBits;  // 6
+  const std::size_t n = keys.size();
+  index.resize(n);
+  if (n < 2) {
+    if (n == 1) index[0] = 0;
+    return;
+  }
+  std::vector<std::uint64_t> tmp_keys(n), tmp_index(n);
+  const int max_threads = omp_get_max_threads();
+  std::vector<std::size_t> hist(static_cast<std::size_t>(max_threads) * kBuckets);
+  bool skip = false;
+  bool result_in_tmp = false;
+#pragma omp parallel num_threads(max_threads)
+  {
+    // Each thread swaps its own copies of the buffer pointers after every pass.
+    std::uint64_t* src_k = keys.data();
+    std::uint64_t* src_i = index.data();
+    std::uint64_t* dst_k = tmp_keys.data();
+    std::uint64_t* dst_i = tmp_index.data();
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+    const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
+    for (std::size_t i = b; i < e; ++i) src_i[i] = i;
+    for (int pass = 0; pass < kPasses; ++pass) {
+      const int shift = pass * kDigitBits;
+      std::size_t* h = hist.data() + static_cast<std::size_t>(t) * kBuckets;
+      std::fill(h, h + kBuckets, 0);
+      for (std::size_t i = b; i < e; ++i) ++h[(src_k[i] >> shift) & (kBuckets - 1)];
+#pragma omp barrier
+#pragma omp single
+      {
+        // Exclusive prefix over (digit, thread): thread t's keys of digit d go after all
+        // keys of smaller digits and after threads < t's keys of digit d (stability).
+        std::size_t sum = 0;
+        skip = false;
+        for (std::size_t d = 0; d < kBuckets; ++d) {
+          std::size_t count_d = 0;
+          for (int u = 0; u < nt; ++u) {
+            std::size_t& c = hist[static_cast<std::size_t>(u) * kBuckets + d];
+            count_d += c;
+            const std::size_t off = sum;
+            sum += c;
+            c = off;
+          }
+          if (count_d == n) skip = true;  // every key has this digit: nothing to do
+        }
+      }  // implicit barrier
+      if (!skip) {
+        for (std::size_t i = b; i < e; ++i) {
+          const std::size_t pos = h[(src_k[i] >> shift) & (kBuckets - 1)]++;
+          dst_k[pos] = src_k[i];
+          dst_i[pos] = src_i[i];
+        }
+#pragma omp barrier
+        std::swap(src_k, dst_k);
+        std::swap(src_i, dst_i);
+      }
+#pragma omp barrier
+    }
+#pragma omp single
+    result_in_tmp = src_k != keys.data();
+  }
+  if (result_in_tmp) {
+    keys.swap(tmp_keys);
+    index.swap(tmp_index);
+  }
+}
+
+namespace {
+
+class OctreeBuilder {
+ public:
+  OctreeBuilder(const std::uint64_t* keys, const BoundingCube& cube, int n_leaf)
+      : keys_(keys), cube_(cube), n_leaf_(static_cast<std::size_t>(n_leaf)) {}
+
+  // The subtree over [b, e) at `level`, with indices relative to the start of `out`'s
+  // subtree (appended at out.size(); base = out.size() at entry, offsets fixed by callers).
+  void build_sequential(std::size_t b, std::size_t e, int level, std::vector<TreeNode>& out,
+                        std::size_t base) const {
+    const std::size_t self = out.size();
+    out.push_back(make_node(b, e, level));
+    if (is_leaf(b, e, level)) {
+      out[self].next = static_cast<std::uint32_t>(out.size() - base);
+      return;
+    }
+    out[self].first_child = static_cast<std::uint32_t>(self + 1 - base);
+    for_each_child(b, e, level, [&](std::size_t cb, std::size_t ce) {
+      build_sequential(cb, ce, level + 1, out, base);
+    });
+    out[self].next = static_cast<std::uint32_t>(out.size() - base);
+  }
+
+  // Same result; subtrees below `task_level` are built by OpenMP tasks into their own
+  // vectors and spliced in with their indices shifted.
+  std::vector<TreeNode> build_parallel(std::size_t b, std::size_t e, int level) const {
+    std::vector<TreeNode> out;
+    if (level >= kTaskLevels || e - b < kTaskMinParticles || is_leaf(b, e, level)) {
+      build_sequential(b, e, level, out, 0);
+      return out;
+    }
+    std::array<std::pair<std::size_t, std::size_t>, 8> ranges{};
+    int n_children = 0;
+    for_each_child(b, e, level, [&](std::size_t cb, std::size_t ce) {
+      ranges[n_children++] = {cb, ce};
+    });
+    std::array<std::vector<TreeNode>, 8> sub;
+    for (int c = 0; c < n_children; ++c) {
+#pragma omp task shared(sub, ranges) firstprivate(c, level)
+      sub[c] = build_parallel(ranges[c].first, ranges[c].second, level + 1);
+    }
+#pragma omp taskwait
+    std::size_t total = 1;
+    for (int c = 0; c < n_children; ++c) total += sub[c].size();
+    out.reserve(total);
+    out.push_back(make_node(b, e, level));
+    out[0].first_child = 1;
+    for (int c = 0; c < n_children; ++c) {
+      const auto offset = static_cast<std::uint32_t>(out.size());
+      for (TreeNode nd : sub[c]) {
+        nd.next += offset;
+        if (nd.first_child != 0) nd.first_child += offset;
+        out.push_back(nd);
+      }
+      std::vector<TreeNode>().swap(sub[c]);
+    }
+    out[0].next = static_cast<std::uint32_t>(out.size());
+    return out;
+  }
+
+ private:
+  static constexpr int kTaskLevels = 3;
+  static constexpr std::size_t kTaskMinParticles = 4096;
+
+  bool is_leaf(std::size_t b, std::size_t e, int level) const {
+    return e - b <= n_leaf_ || level >= kMortonMaxLevel;
+  }
+
+  template <class F>
+  void for_each_child(std::size_t b, std::size_t e, int level, F&& f) const {
+    const int child_level = level + 1;
+    std::size_t cb = b;
+    for (unsigned o = 0; o < 8 && cb < e; ++o) {
+      const std::size_t ce =
+          static_cast<std::size_t>(std::partition_point(keys_ + cb, keys_ + e,
+                                                        [&](std::uint64_t k) {
+                                                          return morton_octant(k, child_level) <= o;
+                                                        }) -
+                                   keys_);
+      if (ce > cb) f(cb, ce);
+      cb = ce;
+    }
+  }
+
+  TreeNode make_node(std::size_t b, std::size_t e, int level) const {
+    TreeNode n{};
+    n.begin = b;
+    n.end = e;
+    n.level = static_cast<std::uint32_t>(level);
+    std::uint32_t ix, iy, iz;
+    morton_decode(morton_cell_prefix(keys_[b], level), ix, iy, iz);
+    const double cell = cube_.side / static_cast<double>(kMortonCells);
+    n.side = std::ldexp(cube_.side, -level);
+    n.cx = cube_.lo_x + ix * cell + 0.5 * n.side;
+    n.cy = cube_.lo_y + iy * cell + 0.5 * n.side;
+    n.cz = cube_.lo_z + iz * cell + 0.5 * n.side;
+    return n;
+  }
+
+  const std::uint64_t* keys_;
+  BoundingCube cube_;
+  std::size_t n_leaf_;
+};
+
+}  // namespace
+
+void build_octree(const std::uint64_t* keys, std::size_t n, const BoundingCube& cube, int n_leaf,
+                  std::vector<TreeNode>& nodes) {
+  if (n_leaf < 1)
+    throw std::invalid_argument("invalid n_leaf " + std::to_string(n_leaf) + " (must be >= 1)");
+  nodes.clear();
+  if (n == 0) return;
+  // At most 21 levels of single-child nodes above each leaf, and at most 2 n / 1 nodes in a
+  // tree whose leaves hold >= 1 particle: check the 32-bit index range generously.
+  if (n > std::numeric_limits<std::uint32_t>::max() / 24)
+    throw std::length_error("build_octree: " + std::to_string(n) +
+                            " particles may exceed 32-bit node indices");
+  OctreeBuilder builder(keys, cube, n_leaf);
+#pragma omp parallel
+#pragma omp single
+  nodes = builder.build_parallel(0, n, 0);
+}
+
+namespace {
+
+// Double-precision moments of one node, used while combining children.
+struct Moments {
+  double m = 0, x = 0, y = 0, z = 0;
+  double qxx = 0, qxy = 0, qxz = 0, qyy = 0, qyz = 0, qzz = 0;
+};
+
+void leaf_moments(const TreeNode& n, const double* x, const double* y, const double* z,
+                  const double* m, Moments& r) {
+  double M = 0, sx = 0, sy = 0, sz = 0;
+  // Relative to the node centre for precision, then shifted.
+  for (std::uint64_t j = n.begin; j < n.end; ++j) {
+    M += m[j];
+    sx += m[j] * (x[j] - n.cx);
+    sy += m[j] * (y[j] - n.cy);
+    sz += m[j] * (z[j] - n.cz);
+  }
+  r = Moments{};
+  r.m = M;
+  if (M > 0) {
+    r.x = n.cx + sx / M;
+    r.y = n.cy + sy / M;
+    r.z = n.cz + sz / M;
+  } else {
+    r.x = n.cx;
+    r.y = n.cy;
+    r.z = n.cz;
+  }
+  for (std::uint64_t j = n.begin; j < n.end; ++j) {
+    const double dx = x[j] - r.x, dy = y[j] - r.y, dz = z[j] - r.z;
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    r.qxx += m[j] * (3 * dx * dx - r2);
+    r.qxy += m[j] * (3 * dx * dy);
+    r.qxz += m[j] * (3 * dx * dz);
+    r.qyy += m[j] * (3 * dy * dy - r2);
+    r.qyz += m[j] * (3 * dy * dz);
+    r.qzz += m[j] * (3 * dz * dz - r2);
+  }
+}
+
+void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes,
+                      const std::vector<Moments>& mom, Moments& r) {
+  const TreeNode& n = nodes[i];
+  double M = 0, sx = 0, sy = 0, sz = 0;
+  for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
+    M += mom[c].m;
+    sx += mom[c].m * (mom[c].x - n.cx);
+    sy += mom[c].m * (mom[c].y - n.cy);
+    sz += mom[c].m * (mom[c].z - n.cz);
+  }
+  r = Moments{};
+  r.m = M;
+  if (M > 0) {
+    r.x = n.cx + sx / M;
+    r.y = n.cy + sy / M;
+    r.z = n.cz + sz / M;
+  } else {
+    r.x = n.cx;
+    r.y = n.cy;
+    r.z = n.cz;
+  }
+  // Parallel-axis shift of each child's traceless quadrupole to the parent's com.
+  for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
+    const Moments& k = mom[c];
+    const double dx = k.x - r.x, dy = k.y - r.y, dz = k.z - r.z;
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    r.qxx += k.qxx + k.m * (3 * dx * dx - r2);
+    r.qxy += k.qxy + k.m * (3 * dx * dy);
+    r.qxz += k.qxz + k.m * (3 * dx * dz);
+    r.qyy += k.qyy + k.m * (3 * dy * dy - r2);
+    r.qyz += k.qyz + k.m * (3 * dy * dz);
+    r.qzz += k.qzz + k.m * (3 * dz * dz - r2);
+  }
+}
+
+double farthest(const TreeNode& n, const Moments& r, const double* x, const double* y,
+                const double* z) {
+  double b2 = 0;
+  for (std::uint64_t j = n.begin; j < n.end; ++j) {
+    const double dx = x[j] - r.x, dy = y[j] - r.y, dz = z[j] - r.z;
+    b2 = std::max(b2, dx * dx + dy * dy + dz * dz);
+  }
+  return std::sqrt(b2);
+}
+
+void store(TreeNode& n, const Moments& r) {
+  n.com_x = r.x;
+  n.com_y = r.y;
+  n.com_z = r.z;
+  n.m = r.m;
+  n.qxx = static_cast<float>(r.qxx);
+  n.qxy = static_cast<float>(r.qxy);
+  n.qxz = static_cast<float>(r.qxz);
+  n.qyy = static_cast<float>(r.qyy);
+  n.qyz = static_cast<float>(r.qyz);
+  n.qzz = static_cast<float>(r.qzz);
+}
+
+}  // namespace
+
+void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta) {
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(nodes.size());
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < nn; ++i) {
+    TreeNode& n = nodes[i];
+    const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;
+    const double delta = std::sqrt(dx * dx + dy * dy + dz * dz);
+    n.rcrit2 = mac_rcrit2(criterion, theta, n.side, delta, n.b_max);
+  }
+}
+
+void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
+                        const double* z, const double* m, Criterion criterion, double theta) {
+  const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
+  if (nn == 0) return;
+  std::vector<Moments> mom(nn);
+  // Independent subtrees: the nodes at level kCut, and leaves above it. Each is processed
+  // bottom-up (reverse pre-order: children follow their parent) by one thread.
+  constexpr std::uint32_t kCut = 3;
+  std::vector<std::uint32_t> roots;
+  for (std::uint32_t i = 0; i < nn;) {
+    if (nodes[i].level >= kCut || nodes[i].first_child == 0) {
+      roots.push_back(i);
+      i = nodes[i].next;
+    } else {
+      ++i;
+    }
+  }
+  auto one_node = [&](std::uint32_t i) {
+    if (nodes[i].first_child == 0)
+      leaf_moments(nodes[i], x, y, z, m, mom[i]);
+    else
+      internal_moments(i, nodes, mom, mom[i]);
+  };
+  const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(roots.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::ptrdiff_t r = 0; r < nr; ++r) {
+    const std::uint32_t root = roots[r];
+    for (std::uint32_t i = nodes[root].next; i-- > root;) one_node(i);
+  }
+  for (std::uint32_t i = nn; i-- > 0;)
+    if (nodes[i].level < kCut && nodes[i].first_child != 0) one_node(i);
+      // b_max exactly (farthest particle of the range), then the stored moments and rcrit2.
+      // Each particle is visited once per level: O(N depth), parallel over nodes.
+#pragma omp parallel for schedule(dynamic, 64)
+  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(nn); ++i) {
+    TreeNode& n = nodes[i];
+    store(n, mom[i]);
+    n.b_max = static_cast<float>(farthest(n, mom[i], x, y, z));
+  }
+  set_critical_radii(nodes, criterion, theta);
+}
+
+TreeView Octree::view() const {
+  TreeView v;
+  v.nodes = nodes.data();
+  v.n_nodes = static_cast<std::uint32_t>(nodes.size());
+  v.x = x.data();
+  v.y = y.data();
+  v.z = z.data();
+  v.m = m.data();
+  v.n_particles = x.size();
+  v.lo_x = cube.lo_x;
+  v.lo_y = cube.lo_y;
+  v.lo_z = cube.lo_z;
+  v.side = cube.side;
+  return v;
+}
+
+std::size_t Octree::bytes() const {
+  return (keys.capacity() + index.capacity()) * sizeof(std::uint64_t) +
+         (x.capacity() + y.capacity() + z.capacity() + m.capacity()) * sizeof(double) +
+         nodes.capacity() * sizeof(TreeNode);
+}
+
+void build_tree(const ParticleSet& p, const TreeBuildParams& params, Octree& t, PhaseTimes& times) {
+  const std::size_t n = p.size();
+  Stopwatch sw;
+  t.cube = bounding_cube(p.x.data(), p.y.data(), p.z.data(), n);
+  t.keys.resize(n);
+  compute_morton_keys(p.x.data(), p.y.data(), p.z.data(), n, t.cube, t.keys.data());
+  times["keys"] += sw.seconds();
+
+  sw.restart();
+  sort_keys(t.keys, t.index);
+  times["sort"] += sw.seconds();
+
+  sw.restart();
+  t.x.resize(n);
+  t.y.resize(n);
+  t.z.resize(n);
+  t.m.resize(n);
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < nn; ++k) {
+    const std::size_t i = t.index[k];
+    t.x[k] = p.x[i];
+    t.y[k] = p.y[i];
+    t.z[k] = p.z[i];
+    t.m[k] = p.m[i];
+  }
+  times["permute"] += sw.seconds();
+
+  sw.restart();
+  build_octree(t.keys.data(), n, t.cube, params.n_leaf, t.nodes);
+  times["build"] += sw.seconds();
+
+  sw.restart();
+  compute_multipoles(t.nodes, t.x.data(), t.y.data(), t.z.data(), t.m.data(), params.criterion,
+                     params.theta);
+  times["moments"] += sw.seconds();
+}
+
+}  // namespace hoshi

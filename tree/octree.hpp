@@ -1,0 +1,82 @@
+// Building the octree on the host (DESIGN.md "The tree build"):
+//   bounding_cube -> compute_morton_keys -> sort_keys (radix, OpenMP) -> permute ->
+//   build_octree (flat pre-order nodes from the sorted keys) -> compute_multipoles.
+// Each stage is a free function with plain arrays in and out; build_tree runs them all and
+// times them into PhaseTimes ("keys", "sort", "permute", "build", "moments").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/particle_set.hpp"
+#include "core/timer.hpp"
+#include "physics/mac.hpp"
+#include "tree/tree_view.hpp"
+
+namespace hoshi {
+
+// The cube [lo, lo + side)^3 that the keys divide into 2^21 cells per axis.
+struct BoundingCube {
+  double lo_x = 0, lo_y = 0, lo_z = 0;
+  double side = 1;
+};
+
+// Smallest axis-aligned cube around the points, centred on their bounding box and grown by a
+// relative 2^-20 so that the largest coordinate falls inside; side 1 when all points coincide
+// (or n == 0). Parallel.
+BoundingCube bounding_cube(const double* x, const double* y, const double* z, std::size_t n);
+
+// keys[i] = morton_key of point i in `cube`. Parallel.
+void compute_morton_keys(const double* x, const double* y, const double* z, std::size_t n,
+                         const BoundingCube& cube, std::uint64_t* keys);
+
+// Sorts (keys, index) by key: an LSD radix sort with 11-bit digits over the 63 key bits,
+// OpenMP-parallel, stable (equal keys keep their input order); passes whose digit is the same
+// for every key are skipped. index is filled with 0..n-1 first, so afterwards index[k] is the
+// input position of the k-th smallest key.
+void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index);
+
+// Flat pre-order octree over the sorted keys: node ranges, geometry, level, next and
+// first_child (moments are left zero). A node with <= n_leaf particles, or at level 21 (the
+// key resolution), is a leaf, so any number of coincident particles ends in one leaf at level
+// 21; recursion depth is at most 21. OpenMP tasks build the subtrees below level 2.
+// Throws std::invalid_argument when n_leaf < 1, std::length_error when the node count
+// does not fit 32-bit indices.
+void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const BoundingCube& cube,
+                  int n_leaf, std::vector<TreeNode>& nodes);
+
+// Moments of every node, bottom-up, accumulated in double: mass, centre of mass (the
+// geometric centre for a massless node), traceless quadrupole about the centre of mass
+// (leaves from their particles, parents from their children by the parallel-axis shift),
+// b_max (exact: farthest particle of the range) and rcrit2 = mac_rcrit2(criterion, theta,
+// side, |com - centre|, b_max). x, y, z, m are the sorted particles. Parallel over subtrees.
+void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
+                        const double* z, const double* m, Criterion criterion, double theta);
+
+// Recomputes only rcrit2 for another criterion or theta (moments unchanged).
+void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta);
+
+// A built tree: the sorted particle copies, the permutation and the nodes.
+struct Octree {
+  BoundingCube cube;
+  std::vector<std::uint64_t> keys;   // sorted Morton keys
+  std::vector<std::uint64_t> index;  // index[k]: position in the input of sorted particle k
+  std::vector<double> x, y, z, m;    // sorted positions and masses
+  std::vector<TreeNode> nodes;       // pre-order
+
+  TreeView view() const;
+  std::size_t bytes() const;  // memory held by the arrays above
+};
+
+struct TreeBuildParams {
+  int n_leaf = 16;
+  Criterion criterion = Criterion::barnes94;
+  double theta = 0.5;
+};
+
+// All stages in order; each stage's seconds are added to `times`.
+void build_tree(const ParticleSet& p, const TreeBuildParams& params, Octree& tree,
+                PhaseTimes& times);
+
+}  // namespace hoshi

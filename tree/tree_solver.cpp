@@ -1,0 +1,109 @@
+#include "tree/tree_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+#include <vector>
+
+#include "tree/tree_walk.hpp"
+
+namespace hoshi {
+
+TreeSolver::TreeSolver(const SolverConfig& config) : c_(config) {
+  validate(c_);
+}
+
+void require_no_coincident(const Octree& t, const ParticleSet& p) {
+  const std::size_t n = t.keys.size();
+  auto fail = [&](std::size_t a, std::size_t b) {
+    const std::size_t i = t.index[a], j = t.index[b];
+    std::ostringstream s;
+    s << "particles with ids " << p.id[std::min(i, j)] << " and " << p.id[std::max(i, j)]
+      << " are at the same position (" << t.x[a] << ", " << t.y[a] << ", " << t.z[a]
+      << ") and the softening is 0: their force is infinite; use --softening > 0";
+    throw std::invalid_argument(s.str());
+  };
+  auto same = [&](std::size_t a, std::size_t b) {
+    return t.x[a] == t.x[b] && t.y[a] == t.y[b] && t.z[a] == t.z[b];
+  };
+  for (std::size_t b = 0; b < n;) {
+    std::size_t e = b + 1;
+    while (e < n && t.keys[e] == t.keys[b]) ++e;
+    if (e - b > 1) {  // a run of equal keys: compare positions
+      if (e - b <= 32) {
+        for (std::size_t i = b; i < e; ++i)
+          for (std::size_t j = i + 1; j < e; ++j)
+            if (same(i, j)) fail(i, j);
+      } else {
+        std::vector<std::size_t> r(e - b);
+        std::iota(r.begin(), r.end(), b);
+        std::sort(r.begin(), r.end(), [&](std::size_t i, std::size_t j) {
+          return std::tie(t.x[i], t.y[i], t.z[i]) < std::tie(t.x[j], t.y[j], t.z[j]);
+        });
+        for (std::size_t k = 1; k < r.size(); ++k)
+          if (same(r[k - 1], r[k])) fail(r[k - 1], r[k]);
+      }
+    }
+    b = e;
+  }
+}
+
+ForceStats TreeSolver::compute(ParticleSet& p) {
+  ForceStats st;
+  Stopwatch total;
+  const std::size_t n = p.size();
+  // The relative criterion needs the previous accelerations; without them (first call) use
+  // barnes94 at the same theta.
+  criterion_used_ = c_.tree.criterion;
+  if (criterion_used_ == Criterion::relative) {
+    bool have_old = false;
+    for (std::size_t i = 0; i < n && !have_old; ++i)
+      have_old = p.ax[i] != 0 || p.ay[i] != 0 || p.az[i] != 0;
+    if (!have_old) criterion_used_ = Criterion::barnes94;
+  }
+  TreeBuildParams bp;
+  bp.n_leaf = c_.tree.n_leaf;
+  bp.criterion = criterion_used_;
+  bp.theta = c_.tree.theta;
+  build_tree(p, bp, tree_, st.seconds);
+  if (c_.eps == 0) require_no_coincident(tree_, p);
+
+  Stopwatch sw;
+  std::vector<float> alpha_a;
+  if (criterion_used_ == Criterion::relative) {
+    alpha_a.resize(n);
+    const double s = c_.tree.alpha / c_.G;
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+      const std::size_t i = tree_.index[k];
+      alpha_a[k] = static_cast<float>(
+          s * std::sqrt(p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i]));
+    }
+  }
+  TreeWalkConfig wc;
+  wc.criterion = criterion_used_;
+  wc.order = c_.tree.order;
+  wc.softening = c_.softening;
+  wc.eps = c_.eps;
+  wc.G = c_.G;
+  wc.n_group = c_.tree.n_group;
+  const float* aa = alpha_a.empty() ? nullptr : alpha_a.data();
+  WalkCounts counts;
+  if (n > 0) {
+    if (c_.tree.walk == WalkKind::group)
+      counts = walk_tree_groups(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
+    else
+      counts =
+          walk_tree_particles(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
+  }
+  st.seconds["walk"] += sw.seconds();
+  st.pp = counts.pp;
+  st.pc = counts.pc;
+  st.total_seconds = total.seconds();
+  return st;
+}
+
+}  // namespace hoshi

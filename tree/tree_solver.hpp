@@ -1,0 +1,45 @@
+// TreeSolver: the CPU octree solver behind --solver tree --backend cpu.
+//
+// compute(): build the tree (keys, sort, permute, build, moments), then the group walk
+// (default) or the per-particle walk, results written in the caller's particle order.
+//
+// Relative criterion (Gadget-2): it needs |a_old|, the acceleration of the previous
+// evaluation, read from the ParticleSet's ax, ay, az. On the first call these are all zero;
+// the walk then falls back to barnes94 at the same theta for that call (as Gadget-2 uses a
+// geometric criterion for its first force computation); criterion_used() reports it.
+//
+// Zero softening: two distinct particles at one point have an infinite force. They have the
+// same Morton key, so they are adjacent in the sorted order; compute() finds them in O(N)
+// and throws std::invalid_argument naming their ids.
+#pragma once
+
+#include <string>
+
+#include "solver/solver.hpp"
+#include "tree/octree.hpp"
+
+namespace hoshi {
+
+class TreeSolver final : public GravitySolver {
+ public:
+  explicit TreeSolver(const SolverConfig& config);
+  ForceStats compute(ParticleSet& p) override;
+  std::string name() const override { return "tree"; }
+  std::string backend() const override { return "cpu"; }
+
+  // The tree of the last compute() (for tests and diagnostics).
+  const Octree& tree() const { return tree_; }
+  // The criterion the last compute() used (relative falls back to barnes94 on a first call).
+  Criterion criterion_used() const { return criterion_used_; }
+
+ private:
+  SolverConfig c_;
+  Octree tree_;
+  Criterion criterion_used_ = Criterion::barnes94;
+};
+
+// Throws std::invalid_argument naming the ids of two distinct particles at the same position,
+// if the sorted tree holds any (they share a Morton key, so they are adjacent).
+void require_no_coincident(const Octree& tree, const ParticleSet& p);
+
+}  // namespace hoshi

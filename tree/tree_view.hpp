@@ -1,0 +1,60 @@
+// TreeView: the flat octree as plain pointers, shared by the CPU walks and the CUDA kernels.
+//
+// Layout (DESIGN.md decision 3). Nodes are stored in depth-first pre-order in one array of
+// TreeNode (128 bytes, 2 cache lines; the fields a walk reads first are in the first 88
+// bytes). For node i:
+//   * its first child, if any, is node i + 1 (pre-order); `first_child` is i + 1 for an
+//     internal node and 0 for a leaf (0 is the root and never anyone's child);
+//   * `next` is the node after its subtree (n_nodes for the last subtree), so a stack-free
+//     walk is: accept -> cell term, i = next; open a leaf -> its particles, i = next;
+//     open an internal node -> i = i + 1;
+//   * its particles are [begin, end) in the Morton-sorted particle arrays x, y, z, m.
+// Node indices are 32-bit (the builder checks that the count fits); particle indices and
+// counts are 64-bit (DESIGN.md decision 9).
+//
+// Precision (DESIGN.md decision 2; issue 3 "precision follows the local scale"): positions
+// (particles, centres of mass, geometric centres) are double, in the caller's coordinates.
+// The walks subtract the target's (or group's) position in double and only then round the
+// difference to the kernel's Real, so the float error of a term is 2^-24 of the local
+// separation, not of the box: a cluster of size 1e-6 inside a box of size 1e3 is resolved as
+// well as the cluster alone. The device walk uses this same view with the same double
+// positions (one double subtraction per term, then float arithmetic).
+//
+// Units: those of the particles; masses and quadrupoles without G (G is applied by the caller).
+#pragma once
+
+#include <cstdint>
+
+namespace hoshi {
+
+struct alignas(64) TreeNode {
+  double com_x, com_y, com_z;  // centre of mass
+  double m;                    // mass
+  double rcrit2;               // squared critical radius of the opening criterion (mac_rcrit2)
+  // Traceless quadrupole about the centre of mass, Q_ij = sum m (3 y_i y_j - |y|^2 delta_ij),
+  // y = x - com (src/physics/multipole.hpp). Float: it enters only the O(theta^2) correction.
+  float qxx, qxy, qxz, qyy, qyz, qzz;
+  std::uint64_t begin, end;   // particle range [begin, end) in the sorted arrays
+  std::uint32_t next;         // node after this subtree in pre-order
+  std::uint32_t first_child;  // i + 1 for an internal node, 0 for a leaf
+  double cx, cy, cz;          // geometric centre of the node's cube
+  double side;                // side length of the node's cube
+  float b_max;                // distance from com to the farthest particle of the node
+  std::uint32_t level;        // 0 for the root, at most kMortonMaxLevel (21)
+};
+static_assert(sizeof(TreeNode) == 128, "TreeNode is two cache lines");
+
+struct TreeView {
+  const TreeNode* nodes = nullptr;
+  std::uint32_t n_nodes = 0;
+  // Morton-sorted particles: positions and masses (double), n_particles of them.
+  const double* x = nullptr;
+  const double* y = nullptr;
+  const double* z = nullptr;
+  const double* m = nullptr;
+  std::uint64_t n_particles = 0;
+  // Bounding cube of the tree: lower corner and side.
+  double lo_x = 0, lo_y = 0, lo_z = 0, side = 0;
+};
+
+}  // namespace hoshi

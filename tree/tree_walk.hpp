@@ -1,0 +1,79 @@
+// CPU tree walks over a built Octree (DESIGN.md decisions 3 and 5).
+//
+//  * walk_tree_particles: one stack-free walk per particle (walk_particle.hpp, the same
+//    HOSTDEV function as the CUDA kernel), OpenMP over the Morton-ordered particles.
+//  * walk_tree_groups: the fast path. Particles are grouped (make_groups); one walk per group,
+//    with the opening criterion applied to the distance from the node's centre of mass to the
+//    group's bounding box, builds an interaction list (cells and leaf particle ranges) valid
+//    for every particle of the group; SIMD kernels (src/direct/simd.hpp VecF) then evaluate
+//    list x group with the shared physics templates (plummer_pair / spline_pair,
+//    cell_monopole / cell_quadrupole). Positions enter the float kernels relative to the
+//    group's centre, the difference taken in double (tree_view.hpp, "Precision").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "physics/mac.hpp"
+#include "physics/softening.hpp"
+#include "tree/octree.hpp"
+#include "tree/tree_view.hpp"
+
+namespace hoshi {
+
+struct TreeWalkConfig {
+  Criterion criterion = Criterion::barnes94;  // the criterion the nodes' rcrit2 belongs to
+  int order = 2;
+  Softening softening = Softening::plummer;
+  double eps = 0;
+  double G = 1;
+  int n_group = 64;
+};
+
+struct WalkCounts {
+  std::uint64_t pp = 0, pc = 0;  // totals over all targets
+};
+
+// A group: the sorted particles [begin, end).
+struct Group {
+  std::uint64_t begin, end;
+};
+
+// Groups covering every particle once, in Morton order: the largest subtrees with at most
+// n_group particles; a leaf with more than n_group particles (coincident points at level 21,
+// or n_leaf > n_group) is cut into pieces of n_group.
+std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group);
+
+// Axis-aligned bounding box of a group's particles: centre and half-widths (double).
+struct GroupBox {
+  double cx, cy, cz;
+  double hx, hy, hz;
+};
+GroupBox group_box(const TreeView& t, const Group& g);
+
+// The interaction list of a group: nodes used as multipoles and leaves opened.
+struct InteractionList {
+  std::vector<std::uint32_t> cells;
+  std::vector<std::uint32_t> leaves;
+  void clear() {
+    cells.clear();
+    leaves.clear();
+  }
+};
+
+// Walk for a box: a node is accepted when its criterion holds at the nearest point of the
+// box (so it holds for every particle inside). alpha_a: the smallest alpha |a_old| / G over
+// the group (relative criterion only).
+void group_interaction_list(const TreeView& t, const GroupBox& box, Criterion criterion,
+                            double alpha_a, InteractionList& list);
+
+// Both walks write a, pot (G applied; self term excluded) of sorted particle k to
+// ax[tree.index[k]] etc., i.e. in the caller's particle order. alpha_a: per sorted particle
+// alpha |a_old| / G for the relative criterion (nullptr otherwise).
+WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
+                               double* ax, double* ay, double* az, double* pot);
+WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
+                            double* ax, double* ay, double* az, double* pot);
+
+}  // namespace hoshi
