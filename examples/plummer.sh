@@ -6,6 +6,6 @@ set -euo pipefail
 HOSHI=${HOSHI:-build/hoshi}
 OUT=${1:-out_plummer}
 "$HOSHI" run --ic plummer -n 16384 --t-end 10 --render-every 10 --snapshot-every 10 \
-  --out "$OUT" --overwrite --quiet | grep -E "relative energy error|steps to"
+  --out "$OUT" --overwrite | grep -E "^relative energy error|steps to" || true
 "$HOSHI" analyze "$OUT"/snapshot_*.hdf5 --csv "$OUT/lagrangian.csv" --overwrite
 echo "image: $OUT/frame_001.png (t = 10), $OUT/frame_000.png (t = 0)"

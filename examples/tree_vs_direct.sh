@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The same Plummer run (N = 4096, Henon units, 10 time units) with the tree and with direct
+# The same Plummer run (N = 2048, dt = 1/64, Henon units, 10 time units) with the tree and with direct
 # summation: energy error and Lagrangian radii over time side by side
 # (OUT/tree_vs_direct.png when matplotlib is installed, OUT/*.csv always).
 # Usage: examples/tree_vs_direct.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi)
@@ -8,8 +8,9 @@ HOSHI=${HOSHI:-build/hoshi}
 OUT=${1:-out_tree_vs_direct}
 mkdir -p "$OUT"
 for solver in tree direct; do
-  "$HOSHI" run --ic plummer -n 4096 --seed 5 --solver "$solver" --softening 0.01 --t-end 10 \
-    --snapshot-every 0.5 --out "$OUT/$solver" --overwrite --quiet | grep "relative energy error" |
+  "$HOSHI" run --ic plummer -n 2048 --seed 5 --solver "$solver" --softening 0.01 --t-end 10 \
+    --dt 0.015625 \
+    --snapshot-every 0.5 --out "$OUT/$solver" --overwrite | grep "^relative energy error" |
     sed "s/^/$solver: /"
   "$HOSHI" analyze "$OUT/$solver"/snapshot_*.hdf5 --csv "$OUT/$solver/lagrangian.csv" \
     --overwrite >/dev/null
