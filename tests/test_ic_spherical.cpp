@@ -1,6 +1,7 @@
 // Spherical equilibrium models: Eddington inversion against analytic distribution functions,
 // sampled density and dispersion profiles against the analytic ones, virial equilibrium.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -231,6 +232,19 @@ TEST(SphericalModels, ReproducibleBySeed) {
   const ParticleSet d = make_eddington_model("jaffe", 300, 9),
                     e = make_eddington_model("jaffe", 300, 9);
   EXPECT_EQ(d.vy, e.vy);
+}
+
+// The sampler runs blocks of particles in parallel, each block with its own generator: the
+// sample must not depend on the number of threads.
+TEST(SphericalModels, IndependentOfThreadCount) {
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const ParticleSet a = make_hernquist(10000, 8);
+  omp_set_num_threads(2);
+  const ParticleSet b = make_hernquist(10000, 8);
+  omp_set_num_threads(saved);
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.vz, b.vz);
 }
 
 TEST(SphericalModels, CentreOfMassFrameAndMass) {

@@ -87,18 +87,8 @@ ParticleSet sample_isotropic(std::size_t n, Random& rng, double mass, double mas
   std::vector<double> scan;
   for (int k = 0; k <= 96; ++k) scan.push_back(std::pow(10.0, -6.0 + 6.0 * k / 96.0));
   for (int k = 1; k < 32; ++k) scan.push_back(k / 32.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (symmetric && i % 2 == 1) {
-      p.x[i] = -p.x[i - 1];
-      p.y[i] = -p.y[i - 1];
-      p.z[i] = -p.z[i - 1];
-      p.vx[i] = -p.vx[i - 1];
-      p.vy[i] = -p.vy[i - 1];
-      p.vz[i] = -p.vz[i - 1];
-      p.m[i] = mass / static_cast<double>(n);
-      continue;
-    }
-    const double r = radius_of_fraction(mass_cut * rng.uniform());
+  auto draw = [&](Random& r_, std::size_t i) {
+    const double r = radius_of_fraction(mass_cut * r_.uniform());
     const double ps = std::max(psi(r), 0.0);
     const double ve = std::sqrt(2.0 * ps);
     auto density = [&](double q) { return q * q * df(ps * (1.0 - q * q)); };
@@ -111,18 +101,18 @@ ParticleSet sample_isotropic(std::size_t n, Random& rng, double mass, double mas
     double q = 0;
     if (env > 0) {
       for (;;) {
-        q = rng.uniform();
+        q = r_.uniform();
         const double d = density(q);
         if (d > env) {
           env = 1.3 * d;
           continue;
         }
-        if (rng.uniform() * env < d) break;
+        if (r_.uniform() * env < d) break;
       }
     }
     double ux, uy, uz, wx, wy, wz;
-    unit_vector(rng, ux, uy, uz);
-    unit_vector(rng, wx, wy, wz);
+    unit_vector(r_, ux, uy, uz);
+    unit_vector(r_, wx, wy, wz);
     const double v = q * ve;
     p.x[i] = r * ux;
     p.y[i] = r * uy;
@@ -131,6 +121,30 @@ ParticleSet sample_isotropic(std::size_t n, Random& rng, double mass, double mas
     p.vy[i] = v * wy;
     p.vz[i] = v * wz;
     p.m[i] = mass / static_cast<double>(n);
+  };
+  // Blocks of kBlock particles (even, so mirror pairs never straddle two blocks), each with
+  // its own generator seeded from one draw of `rng` and the block index: the sample depends
+  // on the seed only, not on the number of OpenMP threads.
+  constexpr std::size_t kBlock = 4096;
+  const std::uint64_t base = rng.next_u64();
+  const auto n_blocks = static_cast<std::int64_t>((n + kBlock - 1) / kBlock);
+#pragma omp parallel for schedule(dynamic)
+  for (std::int64_t b = 0; b < n_blocks; ++b) {
+    Random rb(base + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(b + 1));
+    const std::size_t end = std::min(n, static_cast<std::size_t>(b + 1) * kBlock);
+    for (std::size_t i = static_cast<std::size_t>(b) * kBlock; i < end; ++i) {
+      if (symmetric && i % 2 == 1) {
+        p.x[i] = -p.x[i - 1];
+        p.y[i] = -p.y[i - 1];
+        p.z[i] = -p.z[i - 1];
+        p.vx[i] = -p.vx[i - 1];
+        p.vy[i] = -p.vy[i - 1];
+        p.vz[i] = -p.vz[i - 1];
+        p.m[i] = mass / static_cast<double>(n);
+        continue;
+      }
+      draw(rb, i);
+    }
   }
   return p;
 }
