@@ -122,58 +122,86 @@ class OctreeBuilder {
   OctreeBuilder(const std::uint64_t* keys, const BoundingCube& cube, int n_leaf)
       : keys_(keys), cube_(cube), n_leaf_(static_cast<std::size_t>(n_leaf)) {}
 
-  // The subtree over [b, e) at `level`, with indices relative to the start of `out`'s
-  // subtree (appended at out.size(); base = out.size() at entry, offsets fixed by callers).
-  void build_sequential(std::size_t b, std::size_t e, int level, std::vector<TreeNode>& out,
-                        std::size_t base) const {
-    const std::size_t self = out.size();
-    out.push_back(make_node(b, e, level));
-    if (is_leaf(b, e, level)) {
-      out[self].next = static_cast<std::uint32_t>(out.size() - base);
-      return;
-    }
-    out[self].first_child = static_cast<std::uint32_t>(self + 1 - base);
-    for_each_child(b, e, level, [&](std::size_t cb, std::size_t ce) {
-      build_sequential(cb, ce, level + 1, out, base);
-    });
-    out[self].next = static_cast<std::uint32_t>(out.size() - base);
+  // Number of nodes of the subtree over [b, e) at `level`.
+  std::uint64_t count_subtree(std::size_t b, std::size_t e, int level) const {
+    if (is_leaf(b, e, level)) return 1;
+    std::uint64_t c = 1;
+    for_each_child(b, e, level,
+                   [&](std::size_t cb, std::size_t ce) { c += count_subtree(cb, ce, level + 1); });
+    return c;
   }
 
-  // Same result; subtrees below `task_level` are built by OpenMP tasks into their own
-  // vectors and spliced in with their indices shifted.
-  std::vector<TreeNode> build_parallel(std::size_t b, std::size_t e, int level) const {
-    std::vector<TreeNode> out;
-    if (level >= kTaskLevels || e - b < kTaskMinParticles || is_leaf(b, e, level)) {
-      build_sequential(b, e, level, out, 0);
-      return out;
+  // Writes the subtree over [b, e) in pre-order at nodes[i], nodes[i + 1], ...; returns the
+  // index after it.
+  std::uint32_t write_subtree(std::size_t b, std::size_t e, int level, TreeNode* nodes,
+                              std::uint32_t i) const {
+    nodes[i] = make_node(b, e, level);
+    std::uint32_t j = i + 1;
+    if (!is_leaf(b, e, level)) {
+      nodes[i].first_child = j;
+      for_each_child(b, e, level, [&](std::size_t cb, std::size_t ce) {
+        j = write_subtree(cb, ce, level + 1, nodes, j);
+      });
     }
-    std::array<std::pair<std::size_t, std::size_t>, 8> ranges{};
-    int n_children = 0;
-    for_each_child(b, e, level, [&](std::size_t cb, std::size_t ce) {
-      ranges[n_children++] = {cb, ce};
-    });
-    std::array<std::vector<TreeNode>, 8> sub;
-    for (int c = 0; c < n_children; ++c) {
-#pragma omp task shared(sub, ranges) firstprivate(c, level)
-      sub[c] = build_parallel(ranges[c].first, ranges[c].second, level + 1);
-    }
-#pragma omp taskwait
-    std::size_t total = 1;
-    for (int c = 0; c < n_children; ++c) total += sub[c].size();
-    out.reserve(total);
-    out.push_back(make_node(b, e, level));
-    out[0].first_child = 1;
-    for (int c = 0; c < n_children; ++c) {
-      const auto offset = static_cast<std::uint32_t>(out.size());
-      for (TreeNode nd : sub[c]) {
-        nd.next += offset;
-        if (nd.first_child != 0) nd.first_child += offset;
-        out.push_back(nd);
+    nodes[i].next = j;
+    return j;
+  }
+
+  // The whole tree, in two parallel passes and without intermediate copies (the node array
+  // is the largest array of the tree): the nodes above level kTaskLevels (the skeleton) are
+  // listed in pre-order with the subtrees that hang below them; the subtrees' node counts are
+  // computed in parallel, giving every subtree its place; then each is written there.
+  void build(std::size_t n, std::vector<TreeNode>& nodes) const {
+    struct Item {
+      std::size_t b, e;
+      int level;
+      bool subtree;
+      std::uint64_t count = 1, index = 0, next = 0;
+    };
+    std::vector<Item> items;
+    auto collect = [&](auto&& self, std::size_t b, std::size_t e, int level) -> void {
+      const bool subtree =
+          level >= kTaskLevels || e - b < kTaskMinParticles || is_leaf(b, e, level);
+      items.push_back({b, e, level, subtree});
+      if (subtree) return;
+      for_each_child(b, e, level,
+                     [&](std::size_t cb, std::size_t ce) { self(self, cb, ce, level + 1); });
+    };
+    collect(collect, 0, n, 0);
+    const std::ptrdiff_t ni = static_cast<std::ptrdiff_t>(items.size());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t k = 0; k < ni; ++k)
+      if (items[k].subtree) items[k].count = count_subtree(items[k].b, items[k].e, items[k].level);
+    // Indices in pre-order; a skeleton node's next is the index where the first later item of
+    // its level or above starts.
+    std::uint64_t total = 0;
+    std::vector<std::size_t> open;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      while (!open.empty() && items[open.back()].level >= items[k].level) {
+        items[open.back()].next = total;
+        open.pop_back();
       }
-      std::vector<TreeNode>().swap(sub[c]);
+      items[k].index = total;
+      total += items[k].count;
+      if (!items[k].subtree) open.push_back(k);
     }
-    out[0].next = static_cast<std::uint32_t>(out.size());
-    return out;
+    for (std::size_t k : open) items[k].next = total;
+    if (total >= std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("build_octree: " + std::to_string(total) +
+                              " nodes exceed 32-bit node indices");
+    nodes.resize(total);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::ptrdiff_t k = 0; k < ni; ++k) {
+      const Item& it = items[k];
+      if (it.subtree) {
+        write_subtree(it.b, it.e, it.level, nodes.data(), static_cast<std::uint32_t>(it.index));
+      } else {
+        TreeNode& nd = nodes[it.index];
+        nd = make_node(it.b, it.e, it.level);
+        nd.first_child = static_cast<std::uint32_t>(it.index + 1);
+        nd.next = static_cast<std::uint32_t>(it.next);
+      }
+    }
   }
 
  private:
@@ -228,15 +256,7 @@ void build_octree(const std::uint64_t* keys, std::size_t n, const BoundingCube& 
     throw std::invalid_argument("invalid n_leaf " + std::to_string(n_leaf) + " (must be >= 1)");
   nodes.clear();
   if (n == 0) return;
-  // At most 21 levels of single-child nodes above each leaf, and at most 2 n / 1 nodes in a
-  // tree whose leaves hold >= 1 particle: check the 32-bit index range generously.
-  if (n > std::numeric_limits<std::uint32_t>::max() / 24)
-    throw std::length_error("build_octree: " + std::to_string(n) +
-                            " particles may exceed 32-bit node indices");
-  OctreeBuilder builder(keys, cube, n_leaf);
-#pragma omp parallel
-#pragma omp single
-  nodes = builder.build_parallel(0, n, 0);
+  OctreeBuilder(keys, cube, n_leaf).build(n, nodes);
 }
 
 namespace {
@@ -259,6 +279,12 @@ void leaf_moments(const TreeNode& n, const double* x, const double* y, const dou
   }
   r = Moments{};
   r.m = M;
+  if (n.end - n.begin == 1) {  // exact: no round-off quadrupole (float denormals are slow)
+    r.x = x[n.begin];
+    r.y = y[n.begin];
+    r.z = z[n.begin];
+    return;
+  }
   if (M > 0) {
     r.x = n.cx + sx / M;
     r.y = n.cy + sy / M;
@@ -325,17 +351,25 @@ double farthest(const TreeNode& n, const Moments& r, const double* x, const doub
   return std::sqrt(b2);
 }
 
+// A float quadrupole component below FLT_MIN is round-off of a (nearly) point-like node and
+// would be a denormal, which makes the SIMD kernels several times slower: store it as 0.
+float quad_float(double q) {
+  return std::abs(q) < static_cast<double>(std::numeric_limits<float>::min())
+             ? 0.0f
+             : static_cast<float>(q);
+}
+
 void store(TreeNode& n, const Moments& r) {
   n.com_x = r.x;
   n.com_y = r.y;
   n.com_z = r.z;
   n.m = r.m;
-  n.qxx = static_cast<float>(r.qxx);
-  n.qxy = static_cast<float>(r.qxy);
-  n.qxz = static_cast<float>(r.qxz);
-  n.qyy = static_cast<float>(r.qyy);
-  n.qyz = static_cast<float>(r.qyz);
-  n.qzz = static_cast<float>(r.qzz);
+  n.qxx = quad_float(r.qxx);
+  n.qxy = quad_float(r.qxy);
+  n.qxz = quad_float(r.qxz);
+  n.qyy = quad_float(r.qyy);
+  n.qyz = quad_float(r.qyz);
+  n.qzz = quad_float(r.qzz);
 }
 
 }  // namespace
@@ -347,7 +381,13 @@ void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, doubl
     TreeNode& n = nodes[i];
     const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;
     const double delta = std::sqrt(dx * dx + dy * dy + dz * dz);
-    n.rcrit2 = mac_rcrit2(criterion, theta, n.side, delta, n.b_max);
+    // Guard: never accept a node from inside the sphere of radius b_max around its centre of
+    // mass, which holds all of its particles, so a target (or group box) never uses a cell
+    // that contains itself. It binds only for bh at theta > 1/sqrt(3), barnes94 at
+    // theta > 2/sqrt(3) and bmax at theta >= 1 (the known self-acceptance flaw of the plain
+    // criteria, Salmon & Warren 1994). The factor covers the float rounding of b_max.
+    const double guard = static_cast<double>(n.b_max) * (1 + 1e-6);
+    n.rcrit2 = std::max(mac_rcrit2(criterion, theta, n.side, delta, n.b_max), guard * guard);
   }
 }
 

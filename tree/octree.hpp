@@ -40,17 +40,19 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
 // Flat pre-order octree over the sorted keys: node ranges, geometry, level, next and
 // first_child (moments are left zero). A node with <= n_leaf particles, or at level 21 (the
 // key resolution), is a leaf, so any number of coincident particles ends in one leaf at level
-// 21; recursion depth is at most 21. OpenMP tasks build the subtrees below level 2.
-// Throws std::invalid_argument when n_leaf < 1, std::length_error when the node count
-// does not fit 32-bit indices.
+// 21; recursion depth is at most 21. Parallel: the subtrees below level 3 are counted, then
+// written in place (no intermediate copies). Throws std::invalid_argument when n_leaf < 1,
+// std::length_error when the node count does not fit 32-bit indices.
 void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const BoundingCube& cube,
                   int n_leaf, std::vector<TreeNode>& nodes);
 
 // Moments of every node, bottom-up, accumulated in double: mass, centre of mass (the
 // geometric centre for a massless node), traceless quadrupole about the centre of mass
 // (leaves from their particles, parents from their children by the parallel-axis shift),
-// b_max (exact: farthest particle of the range) and rcrit2 = mac_rcrit2(criterion, theta,
-// side, |com - centre|, b_max). x, y, z, m are the sorted particles. Parallel over subtrees.
+// b_max (exact: farthest particle of the range) and rcrit2 = max(mac_rcrit2(criterion, theta,
+// side, |com - centre|, b_max), b_max^2 (1 + 1e-6)^2): the second term keeps every criterion
+// from accepting a node that contains the target. x, y, z, m are the sorted particles.
+// Parallel over subtrees.
 void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
                         const double* z, const double* m, Criterion criterion, double theta);
 

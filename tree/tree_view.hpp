@@ -30,7 +30,7 @@ namespace hoshi {
 struct alignas(64) TreeNode {
   double com_x, com_y, com_z;  // centre of mass
   double m;                    // mass
-  double rcrit2;               // squared critical radius of the opening criterion (mac_rcrit2)
+  double rcrit2;               // squared critical radius: mac_rcrit2, at least b_max^2 (octree.hpp)
   // Traceless quadrupole about the centre of mass, Q_ij = sum m (3 y_i y_j - |y|^2 delta_ij),
   // y = x - com (src/physics/multipole.hpp). Float: it enters only the O(theta^2) correction.
   float qxx, qxy, qxz, qyy, qyz, qzz;

@@ -17,14 +17,7 @@ namespace hoshi {
 namespace {
 
 WalkParams<float> walk_params(const TreeWalkConfig& c) {
-  WalkParams<float> w;
-  w.criterion = c.criterion;
-  w.order = c.order;
-  w.soft = SofteningParams<float>::make(c.softening, c.eps);
-  // Cells always get the Plummer form; with the spline kernel (Newtonian beyond 2.8 eps) they
-  // are unsoftened (multipole.hpp).
-  w.cell_eps2 = w.soft.kind == Softening::plummer ? static_cast<float>(c.eps * c.eps) : 0.0f;
-  return w;
+  return make_walk_params<float>(c.criterion, c.order, c.softening, c.eps);
 }
 
 }  // namespace
@@ -55,19 +48,41 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
   std::vector<Group> groups;
   const std::uint64_t ng = static_cast<std::uint64_t>(std::max(1, n_group));
   const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
+  if (nn == 0) return groups;
+  if (nodes[0].end - nodes[0].begin <= ng) return {{nodes[0].begin, nodes[0].end}};
+  // Children of every node with more than n_group particles: runs of consecutive siblings
+  // that fit n_group together form one group (a group is then a compact piece of one node,
+  // and groups are near n_group in size rather than n_group / 8); a child too big for a group
+  // is descended into; a leaf too big (coincident points) is cut into pieces.
+  // The next node in pre-order with more than n_group particles, from j on.
+  auto next_big = [&](std::uint32_t j) {
+    while (j < nn && nodes[j].end - nodes[j].begin <= ng) j = nodes[j].next;
+    return j;
+  };
   for (std::uint32_t i = 0; i < nn;) {
     const TreeNode& n = nodes[i];
-    if (n.end - n.begin <= ng) {
-      groups.push_back({n.begin, n.end});
-      i = n.next;
-    } else if (n.first_child == 0) {
+    if (n.first_child == 0) {  // a leaf with more than n_group particles
       for (std::uint64_t b = n.begin; b < n.end; b += ng)
         groups.push_back({b, std::min(n.end, b + ng)});
-      i = n.next;
-    } else {
-      i = n.first_child;
+      i = next_big(n.next);
+      continue;
     }
+    Group run{0, 0};
+    for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
+      const std::uint64_t count = nodes[c].end - nodes[c].begin;
+      if (count > ng) continue;  // descended into below
+      if (run.end == nodes[c].begin && run.end - run.begin + count <= ng) {
+        run.end = nodes[c].end;
+      } else {
+        if (run.end > run.begin) groups.push_back(run);
+        run = {nodes[c].begin, nodes[c].end};
+      }
+    }
+    if (run.end > run.begin) groups.push_back(run);
+    i = next_big(i + 1);
   }
+  std::sort(groups.begin(), groups.end(),
+            [](const Group& a, const Group& b) { return a.begin < b.begin; });
   return groups;
 }
 
@@ -89,15 +104,24 @@ GroupBox group_box(const TreeView& t, const Group& g) {
 void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion criterion,
                             double alpha_a, InteractionList& list) {
   list.clear();
+  // The kernels see positions relative to the group centre in float, resolved to ~2^-24 of
+  // the group size. A cell closer than 2^-20 of the group size (possible with bmax, whose
+  // r_crit is 0 for a one-particle node) could round onto a target and make r = 0 in a cell
+  // term, which has no r = 0 mask: open such a node instead.
+  const double dmin = 0x1.0p-20 * (b.hx + b.hy + b.hz);
+  const double dmin2 = dmin * dmin;
   std::uint32_t i = 0;
   while (i < t.n_nodes) {
     const TreeNode& n = t.nodes[i];
+    // The walk continues at i + 1 (sequential, found by the hardware prefetcher) or at next:
+    // fetch that one while the criterion is evaluated.
+    __builtin_prefetch(&t.nodes[n.next]);
     // Distance from the centre of mass to the nearest point of the box.
     const double ex = std::max(std::abs(n.com_x - b.cx) - b.hx, 0.0);
     const double ey = std::max(std::abs(n.com_y - b.cy) - b.hy, 0.0);
     const double ez = std::max(std::abs(n.com_z - b.cz) - b.hz, 0.0);
     const double d2 = ex * ex + ey * ey + ez * ez;
-    if (node_accepted<double>(n, d2, criterion, alpha_a)) {
+    if (d2 > dmin2 && node_accepted<double>(n, d2, criterion, alpha_a)) {
       list.cells.push_back(i);
       i = n.next;
     } else if (n.first_child == 0) {

@@ -40,9 +40,10 @@ struct Group {
   std::uint64_t begin, end;
 };
 
-// Groups covering every particle once, in Morton order: the largest subtrees with at most
-// n_group particles; a leaf with more than n_group particles (coincident points at level 21,
-// or n_leaf > n_group) is cut into pieces of n_group.
+// Groups covering every particle once, in Morton order: runs of consecutive sibling subtrees
+// with at most n_group particles together (so groups are near n_group in size, not n_group/8);
+// a leaf with more than n_group particles (coincident points at level 21, or n_leaf > n_group)
+// is cut into pieces of n_group.
 std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group);
 
 // Axis-aligned bounding box of a group's particles: centre and half-widths (double).

@@ -40,6 +40,20 @@ struct WalkParams {
   Real cell_eps2 = 0;  // Plummer eps^2 in the cell terms (0 with the spline kernel)
 };
 
+// The parameters for a criterion, expansion order and softening (host). Cells always get the
+// Plummer form of the softening; with the spline kernel (Newtonian beyond 2.8 eps) they are
+// unsoftened (multipole.hpp).
+template <class Real>
+inline WalkParams<Real> make_walk_params(Criterion criterion, int order, Softening kernel,
+                                         double eps) {
+  WalkParams<Real> w;
+  w.criterion = criterion;
+  w.order = order;
+  w.soft = SofteningParams<Real>::make(kernel, eps);
+  w.cell_eps2 = w.soft.kind == Softening::plummer ? static_cast<Real>(eps * eps) : Real(0);
+  return w;
+}
+
 // True when node `n` may be used as a multipole for a target at offset d = com - x_target.
 template <class Real>
 HOSTDEV inline bool node_accepted(const TreeNode& n, Real d2, Criterion criterion, Real alpha_a) {

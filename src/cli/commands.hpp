@@ -9,5 +9,6 @@ int cmd_forces(int argc, char** argv);
 int cmd_ic(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_analyze(int argc, char** argv);
+int cmd_accuracy(int argc, char** argv);
 
 }  // namespace hoshi::cli

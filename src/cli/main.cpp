@@ -26,6 +26,7 @@ const Command kCommands[] = {
     {"ic", hoshi::cli::cmd_ic, "write initial conditions to a file"},
     {"bench", hoshi::cli::cmd_bench, "time the force evaluation"},
     {"analyze", hoshi::cli::cmd_analyze, "Lagrangian radii, bound mass and profiles of snapshots"},
+    {"accuracy", hoshi::cli::cmd_accuracy, "tree force errors against direct summation"},
 };
 
 void print_help() {

@@ -36,7 +36,10 @@ HOSTDEV inline void cell_monopole(Real dx, Real dy, Real dz, Real m, Real eps2, 
   pot -= m_inv;
 }
 
-// Monopole plus quadrupole (order 2).
+// Monopole plus quadrupole (order 2). The powers of 1/r are applied in an order that keeps
+// every intermediate near the size of its term (Q.d / r^2, d.Q.d / r^4, then mass-like sums
+// times 1/r), so float stays within range for cells of any size: r^-7 alone overflows float
+// for r < 3e-6.
 template <class Real>
 HOSTDEV inline void cell_quadrupole(Real dx, Real dy, Real dz, Real m, Real qxx, Real qxy, Real qxz,
                                     Real qyy, Real qyz, Real qzz, Real eps2, Real& ax, Real& ay,
@@ -44,18 +47,15 @@ HOSTDEV inline void cell_quadrupole(Real dx, Real dy, Real dz, Real m, Real qxx,
   const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
   const Real inv = rsqrt(r2);
   const Real inv2 = inv * inv;
-  const Real inv3 = inv * inv2;
-  const Real inv5 = inv3 * inv2;
-  const Real inv7 = inv5 * inv2;
-  const Real qdx = qxx * dx + qxy * dy + qxz * dz;
-  const Real qdy = qxy * dx + qyy * dy + qyz * dz;
-  const Real qdz = qxz * dx + qyz * dy + qzz * dz;
-  const Real dqd = dx * qdx + dy * qdy + dz * qdz;
-  const Real radial = m * inv3 + Real(2.5) * dqd * inv7;
-  ax += radial * dx - inv5 * qdx;
-  ay += radial * dy - inv5 * qdy;
-  az += radial * dz - inv5 * qdz;
-  pot -= m * inv + Real(0.5) * dqd * inv5;
+  const Real qdx = (qxx * dx + qxy * dy + qxz * dz) * inv2;  // (Q.d)_x / r^2
+  const Real qdy = (qxy * dx + qyy * dy + qyz * dz) * inv2;
+  const Real qdz = (qxz * dx + qyz * dy + qzz * dz) * inv2;
+  const Real dqd = (dx * qdx + dy * qdy + dz * qdz) * inv2;  // d.Q.d / r^4
+  const Real radial = ((m + Real(2.5) * dqd) * inv) * inv2;  // M / r^3 + (5/2) d.Q.d / r^7
+  ax += radial * dx - (qdx * inv) * inv2;                    // - (Q.d)_x / r^5
+  ay += radial * dy - (qdy * inv) * inv2;
+  az += radial * dz - (qdz * inv) * inv2;
+  pot -= (m + Real(0.5) * dqd) * inv;  // M / r + (1/2) d.Q.d / r^5
 }
 
 }  // namespace hoshi

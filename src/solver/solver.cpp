@@ -51,7 +51,7 @@ E parse_enum(const std::string& s, std::initializer_list<std::pair<const char*, 
 }  // namespace
 
 std::size_t direct_tree_crossover_n() {
-  return 4096;
+  return 2048;
 }
 
 void validate(const SolverConfig& c) {

@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Plot the CSV of `hoshi accuracy` as error percentiles and cost against theta.
+
+usage: accuracy_vs_theta.py ACCURACY.csv [-o OUT.png]
+
+    hoshi accuracy -n 100000 --theta 0.3,0.4,0.5,0.6,0.7,0.8 --criterion barnes94,bmax \
+        --order 1,2 --csv acc.csv
+    python3 examples/accuracy_vs_theta.py acc.csv -o acc.png
+
+Left: relative acceleration error at the 50th, 99th percentiles and the maximum, one line
+style per percentile and one colour per (criterion, order, walk). Right: interactions per
+particle (p-p + p-c) and seconds per force evaluation.
+"""
+import argparse
+import csv
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+COLUMNS = ["criterion", "order", "walk", "theta", "err_p50", "err_p90", "err_p99", "err_p999",
+           "err_max", "pot_err_p50", "pot_err_p99", "pp_per_particle", "pc_per_particle",
+           "seconds"]
+
+
+def read(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    missing = [c for c in COLUMNS if c not in rows[0]]
+    if missing:
+        sys.exit(f"{path}: missing columns {', '.join(missing)}")
+    series = defaultdict(list)
+    for r in rows:
+        key = f"{r['criterion']} order {r['order']} {r['walk']}"
+        series[key].append({c: (r[c] if c in ("criterion", "walk") else float(r[c]))
+                            for c in COLUMNS})
+    for v in series.values():
+        v.sort(key=lambda r: r["theta"])
+    return series
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("csv")
+    ap.add_argument("-o", "--out", default="accuracy_vs_theta.png")
+    a = ap.parse_args()
+    series = read(a.csv)
+    fig, (ax_err, ax_cost) = plt.subplots(1, 2, figsize=(12, 5))
+    ax_time = ax_cost.twinx()
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (name, rows) in enumerate(sorted(series.items())):
+        c = colours[k % len(colours)]
+        th = [r["theta"] for r in rows]
+        for col, style, label in (("err_p50", "-", "p50"), ("err_p99", "--", "p99"),
+                                  ("err_max", ":", "max")):
+            ax_err.plot(th, [r[col] for r in rows], style, color=c, marker="o", ms=3,
+                        label=f"{name} {label}")
+        ax_cost.plot(th, [r["pp_per_particle"] + r["pc_per_particle"] for r in rows], "-",
+                     color=c, marker="o", ms=3, label=name)
+        ax_time.plot(th, [r["seconds"] for r in rows], "--", color=c, marker="x", ms=4)
+    ax_err.set_xlabel("theta")
+    ax_err.set_ylabel("relative acceleration error")
+    ax_err.set_yscale("log")
+    ax_err.grid(True, which="both", alpha=0.3)
+    ax_err.legend(fontsize=6, ncol=2)
+    ax_cost.set_xlabel("theta")
+    ax_cost.set_ylabel("interactions per particle (solid)")
+    ax_cost.set_yscale("log")
+    ax_time.set_ylabel("seconds per force evaluation (dashed)")
+    ax_cost.grid(True, which="both", alpha=0.3)
+    ax_cost.legend(fontsize=7)
+    fig.suptitle(f"hoshi accuracy: {a.csv}")
+    fig.tight_layout()
+    fig.savefig(a.out, dpi=120)
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+// The accuracy measurement behind `hoshi accuracy`: target sampling, percentiles, and the
+// command end to end on a small Plummer sphere.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "solver/accuracy.hpp"
+
+namespace hoshi {
+namespace {
+
+TEST(Accuracy, SampleTargetsIsDistinctSortedAndReproducible) {
+  const auto a = sample_targets(1000, 100, 7);
+  ASSERT_EQ(a.size(), 100u);
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end()));
+  EXPECT_EQ(std::adjacent_find(a.begin(), a.end()), a.end());
+  EXPECT_LT(a.back(), 1000u);
+  EXPECT_EQ(a, sample_targets(1000, 100, 7));
+  EXPECT_NE(a, sample_targets(1000, 100, 8));
+  EXPECT_EQ(sample_targets(5, 0, 1), (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(sample_targets(5, 9, 1).size(), 5u);
+}
+
+TEST(Accuracy, QuantilesAndErrors) {
+  std::vector<double> s(100);
+  for (int i = 0; i < 100; ++i) s[i] = i + 1;
+  EXPECT_EQ(quantile_sorted(s, 0.5), 50);
+  EXPECT_EQ(quantile_sorted(s, 0.99), 99);
+  EXPECT_EQ(quantile_sorted(s, 1.0), 100);
+  EXPECT_EQ(quantile_sorted(s, 0.0), 1);
+  // Target k has reference a = (1, 0, 0), pot = -1 and a computed error of k 1e-3 in ax and
+  // 2 k 1e-3 in pot: relative errors k 1e-3 and 2 k 1e-3.
+  ParticleSet p;
+  p.resize(10);
+  ForceArrays ref;
+  ref.resize(10);
+  std::vector<std::size_t> t;
+  for (int k = 0; k < 10; ++k) {
+    t.push_back(9 - k);  // targets in another order than the particles
+    ref.ax[k] = 1;
+    ref.pot[k] = -1;
+    p.ax[9 - k] = 1 + (k + 1) * 1e-3;
+    p.pot[9 - k] = -1 - 2 * (k + 1) * 1e-3;
+  }
+  const ForceErrors e = force_errors(p, t, ref);
+  EXPECT_NEAR(e.p50, 5e-3, 1e-12);
+  EXPECT_NEAR(e.p90, 9e-3, 1e-12);
+  EXPECT_NEAR(e.max, 10e-3, 1e-12);
+  EXPECT_NEAR(e.pot_p50, 10e-3, 1e-12);
+}
+
+namespace fs = std::filesystem;
+
+int run(const std::string& args) {
+  const int raw = std::system((std::string(HOSHI_EXE) + " accuracy " + args).c_str());
+  return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+}
+
+TEST(Accuracy, CommandWritesTheCsvTable) {
+  const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path csv = dir / "acc.csv";
+  ASSERT_EQ(run("-n 3000 --seed 3 --theta 0.3,0.9 --order 1,2 --targets 300 --csv " + csv.string() +
+                " >/dev/null"),
+            0);
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header,
+            "criterion,order,walk,theta,err_p50,err_p90,err_p99,err_p999,err_max,pot_err_p50,"
+            "pot_err_p99,pp_per_particle,pc_per_particle,seconds");
+  std::map<std::pair<int, double>, std::vector<double>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::stringstream s(line);
+    std::string crit, order, walk, field;
+    std::getline(s, crit, ',');
+    std::getline(s, order, ',');
+    std::getline(s, walk, ',');
+    EXPECT_EQ(crit, "barnes94");
+    EXPECT_EQ(walk, "group");
+    std::vector<double> v;
+    while (std::getline(s, field, ',')) v.push_back(std::stod(field));
+    ASSERT_EQ(v.size(), 11u);
+    rows[{std::stoi(order), v[0]}] = v;
+  }
+  ASSERT_EQ(rows.size(), 4u);
+  auto row = [&](int order, double theta) { return rows[std::make_pair(order, theta)]; };
+  for (int order : {1, 2}) {
+    // Larger theta: larger median error, fewer interactions (v[1] err_p50, v[8] + v[9]).
+    EXPECT_GT(row(order, 0.9)[1], row(order, 0.3)[1]);
+    EXPECT_LT(row(order, 0.9)[8] + row(order, 0.9)[9], row(order, 0.3)[8] + row(order, 0.3)[9]);
+  }
+  for (double theta : {0.3, 0.9}) EXPECT_LT(row(2, theta)[1], row(1, theta)[1]);
+  // Bad values exit with status 2 and leave no file behind.
+  EXPECT_EQ(run("-n 100 --order 3 --csv " + (dir / "x.csv").string() + " 2>/dev/null"), 2);
+  EXPECT_EQ(run("-n 100 --theta 0.5,-1 2>/dev/null"), 2);
+  EXPECT_EQ(run("-n 100 --criterion bogus 2>/dev/null"), 2);
+  EXPECT_FALSE(fs::exists(dir / "x.csv"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hoshi

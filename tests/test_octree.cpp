@@ -1,0 +1,256 @@
+// Octree invariants on random, clustered and degenerate particle sets: exact structural
+// checks and moments against brute-force sums over each node's particles.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ic/ic.hpp"
+#include "tree/morton.hpp"
+#include "tree/octree.hpp"
+#include "tree/tree_walk.hpp"
+
+namespace hoshi {
+namespace {
+
+ParticleSet uniform_cube(std::size_t n, std::uint64_t seed) {
+  ParticleSet p;
+  Random rng(seed);
+  for (std::size_t i = 0; i < n; ++i)
+    p.push_back(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1), 0, 0, 0,
+                rng.uniform(0.5, 1.5) / n, i);
+  return p;
+}
+
+ParticleSet all_at_one_point(std::size_t n) {
+  ParticleSet p;
+  for (std::size_t i = 0; i < n; ++i) p.push_back(0.25, -1.5, 3.0, 0, 0, 0, 1.0 / n, i);
+  return p;
+}
+
+ParticleSet one_octant(std::size_t n, std::uint64_t seed) {
+  // Everything in one octant of a cube that also holds one far particle at the other corner.
+  ParticleSet p;
+  Random rng(seed);
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    p.push_back(rng.uniform(0.9, 1.0), rng.uniform(0.9, 1.0), rng.uniform(0.9, 1.0), 0, 0, 0,
+                1.0 / n, i);
+  p.push_back(0, 0, 0, 0, 0, 0, 1.0 / n, n - 1);
+  return p;
+}
+
+ParticleSet thin_disk(std::size_t n, std::uint64_t seed) {
+  ParticleSet p;
+  Random rng(seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = std::sqrt(rng.uniform()), phi = 2 * M_PI * rng.uniform();
+    p.push_back(r * std::cos(phi), r * std::sin(phi), 0.0, 0, 0, 0, 1.0 / n, i);
+  }
+  return p;
+}
+
+void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
+  SCOPED_TRACE(what);
+  Octree t;
+  PhaseTimes times;
+  build_tree(p, {n_leaf, Criterion::bmax, 0.5}, t, times);
+  const std::size_t n = p.size();
+  const auto& nodes = t.nodes;
+  for (const char* phase : {"keys", "sort", "permute", "build", "moments"})
+    EXPECT_EQ(times.count(phase), 1u) << phase;
+  if (n == 0) {
+    EXPECT_TRUE(nodes.empty());
+    return;
+  }
+  ASSERT_FALSE(nodes.empty());
+  const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
+
+  // The permutation is a permutation, and the sorted copies match it; keys ascend.
+  std::vector<int> seen(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    ASSERT_LT(t.index[k], n);
+    ++seen[t.index[k]];
+    EXPECT_EQ(t.x[k], p.x[t.index[k]]);
+    EXPECT_EQ(t.m[k], p.m[t.index[k]]);
+    if (k > 0) {
+      EXPECT_LE(t.keys[k - 1], t.keys[k]);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1);
+
+  // Root covers everything. A full walk that opens every node visits each node exactly once,
+  // in index order (pre-order), and next of the last subtree is the node count.
+  EXPECT_EQ(nodes[0].begin, 0u);
+  EXPECT_EQ(nodes[0].end, n);
+  EXPECT_EQ(nodes[0].next, nn);
+  std::vector<int> visits(nn, 0);
+  std::uint32_t expect = 0;
+  for (std::uint32_t i = 0; i < nn; i = nodes[i].first_child ? nodes[i].first_child : i + 1) {
+    ASSERT_EQ(i, expect);
+    ++visits[i];
+    ++expect;
+  }
+  for (int v : visits) ASSERT_EQ(v, 1);
+  // A walk that accepts every node at level L (jumps to next) and opens the others visits
+  // exactly the nodes of level <= L, each once, and the accepted ranges tile [0, n): this
+  // checks `next` of internal nodes.
+  for (std::uint32_t cut = 0; cut <= 3; ++cut) {
+    std::vector<int> v(nn, 0);
+    std::uint64_t covered = 0;
+    for (std::uint32_t i = 0; i < nn;) {
+      ++v[i];
+      if (nodes[i].level == cut || nodes[i].first_child == 0) {
+        ASSERT_EQ(nodes[i].begin, covered);
+        covered = nodes[i].end;
+        i = nodes[i].next;
+      } else {
+        i = nodes[i].first_child;
+      }
+    }
+    EXPECT_EQ(covered, n);
+    for (std::uint32_t i = 0; i < nn; ++i) ASSERT_EQ(v[i], nodes[i].level <= cut ? 1 : 0);
+  }
+
+  // Every particle is in exactly one leaf; leaves respect n_leaf or sit at level 21.
+  std::vector<int> in_leaf(n, 0);
+  for (std::uint32_t i = 0; i < nn; ++i) {
+    const TreeNode& nd = nodes[i];
+    ASSERT_LT(nd.begin, nd.end) << "empty node " << i;
+    if (nd.first_child == 0) {
+      EXPECT_TRUE(nd.end - nd.begin <= static_cast<std::uint64_t>(n_leaf) ||
+                  nd.level == static_cast<std::uint32_t>(kMortonMaxLevel));
+      for (std::uint64_t j = nd.begin; j < nd.end; ++j) ++in_leaf[j];
+      EXPECT_EQ(nd.next, i + 1);
+    } else {
+      // Children partition the range, in order, one level down, and tile the parent's next.
+      EXPECT_EQ(nd.first_child, i + 1);
+      std::uint64_t cursor = nd.begin;
+      std::uint32_t c = nd.first_child;
+      for (; c < nd.next; c = nodes[c].next) {
+        EXPECT_EQ(nodes[c].begin, cursor);
+        EXPECT_EQ(nodes[c].level, nd.level + 1);
+        EXPECT_DOUBLE_EQ(nodes[c].side, 0.5 * nd.side);
+        cursor = nodes[c].end;
+      }
+      EXPECT_EQ(c, nd.next);
+      EXPECT_EQ(cursor, nd.end);
+    }
+    // Every particle of the node lies in the node's cube (the geometry is that of the keys).
+    const double h = 0.5 * nd.side * (1 + 1e-12);
+    for (std::uint64_t j = nd.begin; j < nd.end; ++j) {
+      ASSERT_LE(std::abs(t.x[j] - nd.cx), h);
+      ASSERT_LE(std::abs(t.y[j] - nd.cy), h);
+      ASSERT_LE(std::abs(t.z[j] - nd.cz), h);
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(in_leaf[j], 1) << "particle " << j;
+
+  // Moments against brute force over each node's range. Mass and centre of mass are double
+  // sums of the same terms in another order: relative difference <= n 2^-52 (bound the
+  // centre by the node size). The quadrupole is summed in double and stored in float: its
+  // error is 2^-24 relative to each component plus double round-off, bounded by
+  // 2^-23 * sum m |y|^2 (the scale of every component). b_max is exact up to one float
+  // rounding (2^-24 relative).
+  for (std::uint32_t i = 0; i < nn; ++i) {
+    const TreeNode& nd = nodes[i];
+    double M = 0, cx = 0, cy = 0, cz = 0;
+    for (std::uint64_t j = nd.begin; j < nd.end; ++j) {
+      M += t.m[j];
+      cx += t.m[j] * t.x[j];
+      cy += t.m[j] * t.y[j];
+      cz += t.m[j] * t.z[j];
+    }
+    const double cnt = static_cast<double>(nd.end - nd.begin);
+    ASSERT_NEAR(nd.m, M, 4 * cnt * 0x1.0p-52 * M);
+    cx /= M;
+    cy /= M;
+    cz /= M;
+    const double scale =
+        std::max({std::abs(cx), std::abs(cy), std::abs(cz), nd.side}) * 8 * cnt * 0x1.0p-52;
+    ASSERT_NEAR(nd.com_x, cx, scale);
+    ASSERT_NEAR(nd.com_y, cy, scale);
+    ASSERT_NEAR(nd.com_z, cz, scale);
+    double q[6] = {0, 0, 0, 0, 0, 0}, s2 = 0, b2 = 0;
+    for (std::uint64_t j = nd.begin; j < nd.end; ++j) {
+      const double dx = t.x[j] - nd.com_x, dy = t.y[j] - nd.com_y, dz = t.z[j] - nd.com_z;
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      q[0] += t.m[j] * (3 * dx * dx - r2);
+      q[1] += t.m[j] * 3 * dx * dy;
+      q[2] += t.m[j] * 3 * dx * dz;
+      q[3] += t.m[j] * (3 * dy * dy - r2);
+      q[4] += t.m[j] * 3 * dy * dz;
+      q[5] += t.m[j] * (3 * dz * dz - r2);
+      s2 += t.m[j] * r2;
+      b2 = std::max(b2, r2);
+    }
+    // Components below FLT_MIN are stored as 0 (octree.cpp: no float denormals).
+    const double qtol = 0x1.0p-23 * 3 * s2 + std::numeric_limits<float>::min();
+    const float got[6] = {nd.qxx, nd.qxy, nd.qxz, nd.qyy, nd.qyz, nd.qzz};
+    for (int k = 0; k < 6; ++k) ASSERT_NEAR(got[k], q[k], qtol) << "node " << i << " q" << k;
+    ASSERT_NEAR(nd.b_max, std::sqrt(b2), 0x1.0p-23 * std::sqrt(b2) + 1e-300);
+    // rcrit2 is the bmax criterion's (b_max / theta)^2 here.
+    ASSERT_NEAR(nd.rcrit2, (nd.b_max / 0.5) * (nd.b_max / 0.5), 1e-12 * nd.rcrit2 + 1e-300);
+  }
+
+  // Groups cover every particle exactly once, within n_group.
+  for (int n_group : {1, 16, 64}) {
+    std::vector<int> in_group(n, 0);
+    for (const Group& g : make_groups(t.nodes, n_group)) {
+      EXPECT_LE(g.end - g.begin, static_cast<std::uint64_t>(n_group));
+      for (std::uint64_t j = g.begin; j < g.end; ++j) ++in_group[j];
+    }
+    for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(in_group[j], 1);
+  }
+}
+
+TEST(Octree, InvariantsUniformCube) {
+  check_tree(uniform_cube(20000, 1), 16, "uniform n_leaf 16");
+  check_tree(uniform_cube(3000, 2), 1, "uniform n_leaf 1");
+}
+
+TEST(Octree, InvariantsPlummer) {
+  check_tree(make_plummer(20000, 3), 8, "plummer n_leaf 8");
+  check_tree(make_plummer(20000, 3), 64, "plummer n_leaf 64");
+}
+
+TEST(Octree, InvariantsDegenerate) {
+  check_tree(ParticleSet{}, 16, "N = 0");
+  check_tree(uniform_cube(1, 4), 16, "N = 1");
+  check_tree(uniform_cube(2, 4), 1, "N = 2");
+  check_tree(uniform_cube(3, 4), 1, "N = 3");
+  check_tree(one_octant(5000, 5), 4, "one octant");
+  check_tree(thin_disk(5000, 6), 16, "thin disk");
+  ParticleSet dup = uniform_cube(500, 7);
+  dup.append(all_at_one_point(300));  // 300 coincident particles among others
+  check_tree(dup, 8, "coincident among others");
+}
+
+TEST(Octree, CoincidentParticlesEndInOneDeepestLeaf) {
+  // 100000 particles at one point: without the level-21 stop this would recurse forever.
+  const ParticleSet p = all_at_one_point(100000);
+  check_tree(all_at_one_point(2000), 16, "all at one point");
+  Octree t;
+  PhaseTimes times;
+  build_tree(p, {16, Criterion::barnes94, 0.5}, t, times);
+  // A chain of single-child nodes from the root (level 0) to one leaf at level 21.
+  ASSERT_EQ(t.nodes.size(), static_cast<std::size_t>(kMortonMaxLevel + 1));
+  const TreeNode& leaf = t.nodes.back();
+  EXPECT_EQ(leaf.first_child, 0u);
+  EXPECT_EQ(leaf.level, static_cast<std::uint32_t>(kMortonMaxLevel));
+  EXPECT_EQ(leaf.end - leaf.begin, p.size());
+  EXPECT_NEAR(leaf.m, 1.0, 1e-9);
+  EXPECT_EQ(leaf.b_max, 0.0f);
+}
+
+TEST(Octree, RejectsBadLeafSize) {
+  const ParticleSet p = uniform_cube(10, 1);
+  Octree t;
+  PhaseTimes times;
+  EXPECT_THROW(build_tree(p, {0, Criterion::barnes94, 0.5}, t, times), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hoshi
