@@ -219,6 +219,21 @@ TEST(AnalyzeCommand, CsvAndProfiles) {
   const auto prof = read_csv_rows(d / "prof" / "a_radial.csv");
   ASSERT_EQ(prof.size(), 31u);  // header + 30 bins
   EXPECT_EQ(prof[0][4], "density");
+  // --ids selects one component: the disk of a galaxy model (ids after the halo's).
+  DiskGalaxyParams gp;
+  const DiskGalaxyModel model(gp);
+  io::write_csv((d / "g.csv").string(), model.sample(4000, 3));
+  std::size_t nh, nd, nb;
+  model.split(4000, nh, nd, nb);
+  const std::string out2 = (d / "disk.csv").string();
+  ASSERT_EQ(run("analyze " + (d / "g.csv").string() + " --ids " + std::to_string(nh) + ":" +
+                std::to_string(nh + nd) + " --csv " + out2),
+            0);
+  const auto drows = read_csv_rows(out2);
+  ASSERT_EQ(drows.size(), 2u);
+  EXPECT_EQ(drows[1][2], std::to_string(nd));
+  EXPECT_NEAR(std::stod(drows[1][3]), gp.disk_mass, 1e-9);
+  EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --ids 9:3"), 2);
   // Bad input: missing file, bad --axis, existing output without --overwrite.
   EXPECT_EQ(run("analyze " + (d / "missing.csv").string()), 2);
   EXPECT_EQ(run("analyze " + (d / "a.csv").string() + " --axis 0,0"), 2);

@@ -94,6 +94,12 @@ int cmd_analyze(int argc, char** argv) {
                                      cxxopts::value<std::string>()->default_value("30"))(
       "axis", "disk axis x,y,z, or 'spin' for the angular momentum of the inner half mass",
       cxxopts::value<std::string>()->default_value("0,0,1"))(
+      "disk-rmax", "outer radius of the disk annuli (0: the 90% Lagrangian radius)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "ids",
+      "analyse only particles with BEGIN <= id < END, given as BEGIN:END (e.g. one "
+      "component of a galaxy model: halo, then disk, then bulge ids)",
+      cxxopts::value<std::string>())(
       "bound", "compute the bound mass (iterative unbinding; uses --solver/--softening)")(
       "overwrite", "replace existing output files");
   add_solver_options(o);
@@ -126,6 +132,18 @@ int cmd_analyze(int argc, char** argv) {
     std::filesystem::create_directories(prof_dir);
   }
   const bool bound = r.count("bound") > 0;
+  const double disk_rmax = number(r, "disk-rmax");
+  if (!(disk_rmax >= 0)) throw std::invalid_argument("invalid --disk-rmax (must be >= 0)");
+  std::uint64_t id_lo = 0, id_hi = UINT64_MAX;
+  if (r.count("ids")) {
+    const std::string t = r["ids"].as<std::string>();
+    const auto colon = t.find(':');
+    if (colon == std::string::npos)
+      throw std::invalid_argument("invalid --ids " + t + " (expected BEGIN:END)");
+    id_lo = parse_size(t.substr(0, colon), "--ids");
+    id_hi = parse_size(t.substr(colon + 1), "--ids");
+    if (id_hi <= id_lo) throw std::invalid_argument("invalid --ids " + t + " (need BEGIN < END)");
+  }
 
   std::ostringstream table;
   table << std::setprecision(10)
@@ -134,7 +152,18 @@ int cmd_analyze(int argc, char** argv) {
             << "n" << std::setw(12) << "mass" << std::setw(12) << "r10" << std::setw(12) << "r50"
             << std::setw(12) << "r90" << (bound ? "bound_mass" : "") << "\n";
   for (const auto& path : files) {
-    const ParticleSet p = io::read_particles(path);
+    ParticleSet all = io::read_particles(path);
+    ParticleSet selected;
+    if (r.count("ids")) {
+      for (std::size_t i = 0; i < all.size(); ++i)
+        if (all.id[i] >= id_lo && all.id[i] < id_hi)
+          selected.push_back(all.x[i], all.y[i], all.z[i], all.vx[i], all.vy[i], all.vz[i],
+                             all.m[i], all.id[i]);
+      if (selected.empty())
+        throw std::invalid_argument(path + ": no particle with an id in --ids " +
+                                    r["ids"].as<std::string>());
+    }
+    const ParticleSet& p = r.count("ids") ? selected : all;
     const double t = snapshot_time(path);
     double mass = 0;
     for (double m : p.m) mass += m;
@@ -168,7 +197,8 @@ int cmd_analyze(int argc, char** argv) {
       for (const char* suffix : {"_radial.csv", "_disk.csv"})
         require_new_output(base + suffix, overwrite, "--profiles");
       write_radial(base + "_radial.csv", radial_profile(p, dc, v, r_lo, r_hi, bins, cfg.G));
-      write_disk(base + "_disk.csv", disk_profile(p, dc, v, ax, ld[3], bins));
+      write_disk(base + "_disk.csv",
+                 disk_profile(p, dc, v, ax, disk_rmax > 0 ? disk_rmax : ld[3], bins));
     }
   }
   if (!csv_path.empty()) write_text(csv_path, table.str());
