@@ -8,6 +8,7 @@ int cmd_run(int argc, char** argv);
 int cmd_forces(int argc, char** argv);
 int cmd_ic(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_analyze(int argc, char** argv);
 int cmd_accuracy(int argc, char** argv);
 int cmd_render(int argc, char** argv);
 

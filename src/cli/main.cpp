@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"forces", hoshi::cli::cmd_forces, "one force evaluation on a particle file, written as CSV"},
     {"ic", hoshi::cli::cmd_ic, "write initial conditions to a file"},
     {"bench", hoshi::cli::cmd_bench, "time the force evaluation"},
+    {"analyze", hoshi::cli::cmd_analyze, "Lagrangian radii, bound mass and profiles of snapshots"},
     {"accuracy", hoshi::cli::cmd_accuracy, "tree force errors against direct summation"},
     {"render", hoshi::cli::cmd_render, "picture of a snapshot's projected surface density (PNG)"},
 };

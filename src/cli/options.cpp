@@ -2,11 +2,13 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <iostream>
 
 #include "ic/ic.hpp"
+#include "ic/models.hpp"
 #include "io/particle_io.hpp"
 
 namespace hoshi::cli {
@@ -107,25 +109,40 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
 }
 
 std::vector<std::string> model_names() {
-  return {"plummer", "uniform", "kepler"};
+  return hoshi::model_names();  // the registry (ic/models.hpp) includes plummer, uniform, kepler
 }
 
 void add_ic_options(cxxopts::Options& o, const std::string& default_n) {
   o.add_options("initial conditions")(
       "ic",
-      "initial conditions: plummer, uniform (cold sphere), kepler (two-body), or a particle file",
+      "initial conditions: plummer, uniform (cold sphere), kepler (two-body), hernquist, "
+      "eddington-hernquist, eddington-plummer, jaffe, nfw, disk, disk-nfw, merger, or a particle "
+      "file",
       cxxopts::value<std::string>()->default_value("plummer"))(
       "n,particles", "number of particles",
       cxxopts::value<std::string>()->default_value(default_n))(
       "seed", "random seed", cxxopts::value<std::uint64_t>()->default_value("1"))(
       "eccentricity", "kepler: orbital eccentricity",
       cxxopts::value<std::string>()->default_value("0.5"))(
-      "radius", "uniform: sphere radius", cxxopts::value<std::string>()->default_value("1"));
+      "radius", "uniform: sphere radius", cxxopts::value<std::string>()->default_value("1"))(
+      "model-param",
+      "model parameters key=value[,key=value...] (repeatable) for --ic hernquist, nfw, jaffe, "
+      "eddington-hernquist, eddington-plummer, disk, disk-nfw, merger (keys: docs/models.md)",
+      cxxopts::value<std::vector<std::string>>());
 }
 
 ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
   const std::string ic = r["ic"].as<std::string>();
   const auto seed = r["seed"].as<std::uint64_t>();
+  // Registry models (ic/models.hpp); with --model-param also plummer/uniform/kepler.
+  ModelParams params;
+  if (r.count("model-param"))
+    for (const auto& item : r["model-param"].as<std::vector<std::string>>())
+      parse_model_params(item, params);
+  const auto names = hoshi::model_names();
+  const bool basic = ic == "plummer" || ic == "uniform" || ic == "kepler";
+  if (std::find(names.begin(), names.end(), ic) != names.end() && (!basic || !params.empty()))
+    return make_model(ic, parse_size(r["particles"].as<std::string>(), "-n"), seed, params);
   if (ic == "plummer")
     return make_plummer(parse_size(r["particles"].as<std::string>(), "-n"), seed);
   if (ic == "uniform")

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The same Plummer run (N = 2048, dt = 1/64, Henon units, 10 time units) with the tree and with direct
+# summation: energy error and Lagrangian radii over time side by side
+# (OUT/tree_vs_direct.png when matplotlib is installed, OUT/*.csv always).
+# Usage: examples/tree_vs_direct.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi)
+set -euo pipefail
+HOSHI=${HOSHI:-build/hoshi}
+OUT=${1:-out_tree_vs_direct}
+mkdir -p "$OUT"
+for solver in tree direct; do
+  "$HOSHI" run --ic plummer -n 2048 --seed 5 --solver "$solver" --softening 0.01 --t-end 10 \
+    --dt 0.015625 \
+    --snapshot-every 0.5 --out "$OUT/$solver" --overwrite | grep "^relative energy error" |
+    sed "s/^/$solver: /"
+  "$HOSHI" analyze "$OUT/$solver"/snapshot_*.hdf5 --csv "$OUT/$solver/lagrangian.csv" \
+    --overwrite >/dev/null
+done
+python3 - "$OUT" <<'PY'
+import csv, sys
+out = sys.argv[1]
+def rows(p):
+    return list(csv.DictReader(open(p)))
+lr = {s: rows(f"{out}/{s}/lagrangian.csv") for s in ("tree", "direct")}
+en = {s: rows(f"{out}/{s}/energy.csv") for s in ("tree", "direct")}
+print("time   r50(tree)  r50(direct)  r90(tree)  r90(direct)")
+for a, b in zip(lr["tree"], lr["direct"]):
+    print(f"{float(a['time']):5.1f}  {float(a['r50']):9.4f}  {float(b['r50']):11.4f}  "
+          f"{float(a['r90']):9.4f}  {float(b['r90']):11.4f}")
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError:
+    print("matplotlib not installed: no plot")
+    sys.exit(0)
+fig, ax = plt.subplots(1, 2, figsize=(11, 4))
+for s, style in (("tree", "-"), ("direct", "--")):
+    t = [float(r["time"]) for r in en[s]]
+    ax[0].plot(t, [abs(float(r["rel_energy_error"])) for r in en[s]], style, label=s)
+    t = [float(r["time"]) for r in lr[s]]
+    for k in ("r10", "r50", "r90"):
+        ax[1].plot(t, [float(r[k]) for r in lr[s]], style, label=f"{k} {s}")
+ax[0].set(xlabel="t", ylabel="|dE/E|", yscale="log", title="energy error")
+ax[1].set(xlabel="t", ylabel="Lagrangian radius", yscale="log", title="10, 50, 90% radii")
+ax[0].legend(); ax[1].legend(fontsize=7, ncol=2)
+fig.tight_layout()
+fig.savefig(f"{out}/tree_vs_direct.png", dpi=100)
+print(f"plot: {out}/tree_vs_direct.png")
+PY

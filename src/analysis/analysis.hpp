@@ -1,0 +1,82 @@
+// Analysis of particle snapshots: centres, Lagrangian radii, spherical profiles (density,
+// velocity dispersion, circular velocity), disk profiles (surface density, thickness), bound
+// mass. Pure functions of a ParticleSet; G is a parameter (default 1).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+#include "core/particle_set.hpp"
+#include "solver/solver.hpp"
+
+namespace hoshi {
+
+using Vec3 = std::array<double, 3>;
+
+// Mass-weighted mean position and velocity (zero for an empty set or zero mass).
+Vec3 centre_of_mass(const ParticleSet& p);
+Vec3 centre_of_mass_velocity(const ParticleSet& p);
+
+// Shrinking-sphere density centre (Power et al. 2003): start from the centre of mass with the
+// sphere holding every particle, shrink its radius by `shrink` each step and recentre on the
+// particles inside, stopping when fewer than max(n_min, 1% of N) remain.
+Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink = 0.975, std::size_t n_min = 100);
+
+// Radii about `centre` enclosing the given mass fractions (each in (0, 1]) of the total mass.
+// Exact order statistic: the radius of the first particle at which the enclosed mass reaches
+// fraction f of the total. Throws std::invalid_argument for a fraction outside (0, 1] or an
+// empty set.
+std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,
+                                     const Vec3& centre);
+
+// Spherical shells, log-spaced between r_min and r_max (n_bins of them), about `centre`, with
+// velocities relative to `velocity`.
+struct RadialProfile {
+  std::vector<double> r_lo, r_hi, r_mid;  // r_mid: geometric mean of the edges
+  std::vector<std::size_t> count;
+  std::vector<double> density;        // shell mass / shell volume
+  std::vector<double> enclosed_mass;  // mass inside r_hi
+  std::vector<double> sigma_r;        // radial velocity dispersion
+  std::vector<double> sigma_t;        // one-dimensional tangential dispersion, sqrt(<v_t^2>/2)
+  std::vector<double> vcirc;          // sqrt(G M(< r_hi) / r_hi)
+};
+RadialProfile radial_profile(const ParticleSet& p, const Vec3& centre, const Vec3& velocity,
+                             double r_min, double r_max, std::size_t n_bins, double G = 1.0);
+
+// Cylindrical annuli (linear in R up to R_max) about `centre` in the plane normal to `axis`
+// (need not be unit).
+struct DiskProfile {
+  std::vector<double> R_lo, R_hi, R_mid;
+  std::vector<std::size_t> count;
+  std::vector<double> surface_density;  // annulus mass / annulus area
+  std::vector<double> z_rms;            // sqrt(<z^2>) (vertical thickness)
+  std::vector<double> mean_vphi;        // mean rotation speed
+  std::vector<double> sigma_R, sigma_z;
+};
+DiskProfile disk_profile(const ParticleSet& p, const Vec3& centre, const Vec3& velocity,
+                         const Vec3& axis, double R_max, std::size_t n_bins);
+
+// Unit vector along the total angular momentum about `centre` (in the frame of `velocity`);
+// +z when it vanishes.
+Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& centre, const Vec3& velocity);
+
+// Bound mass by iterative unbinding: potentials from the currently bound particles only,
+// energies in the frame of their mass-weighted velocity, particles with E >= 0 removed, until
+// the bound set no longer changes (or max_iter). Potentials come from `solver` (its G and
+// softening); the particles are not modified. The first frame is the velocity of all
+// particles, so a heavy unbound component moving fast through the system can unbind
+// everything at once; analyse such a snapshot per component.
+struct BoundResult {
+  double mass = 0;
+  std::size_t count = 0;
+  int iterations = 0;
+  std::vector<char> bound;  // per particle, input order
+};
+BoundResult bound_mass(const ParticleSet& p, const SolverConfig& solver, int max_iter = 50);
+
+// Kinetic energy and the potential energy 1/2 sum m phi from the potentials stored in p.pot.
+double kinetic_energy(const ParticleSet& p);
+double potential_energy_from_pot(const ParticleSet& p);
+
+}  // namespace hoshi

@@ -1,0 +1,208 @@
+// hoshi analyze SNAPSHOT...: Lagrangian radii, bound mass and profiles of particle snapshots.
+#include <hdf5.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "analysis/analysis.hpp"
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/output_guard.hpp"
+#include "io/atomic_file.hpp"
+#include "io/particle_io.hpp"
+
+namespace hoshi::cli {
+
+namespace {
+
+// The simulated time of a snapshot: the Gadget-4 /Header attribute "Time" of an HDF5 file,
+// 0 for formats that carry no time (CSV) or when the attribute is absent.
+double snapshot_time(const std::string& path) {
+  if (H5Fis_hdf5(path.c_str()) <= 0) return 0.0;
+  double t = 0.0;
+  H5E_auto2_t old_fn;
+  void* old_data;
+  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f >= 0) {
+    if (H5Aexists_by_name(f, "/Header", "Time", H5P_DEFAULT) > 0) {
+      const hid_t a = H5Aopen_by_name(f, "/Header", "Time", H5P_DEFAULT, H5P_DEFAULT);
+      if (a >= 0) {
+        if (H5Aread(a, H5T_NATIVE_DOUBLE, &t) < 0) t = 0.0;
+        H5Aclose(a);
+      }
+    }
+    H5Fclose(f);
+  }
+  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
+  return t;
+}
+
+std::string stem(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  io::write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream f(tmp);
+    f << text;
+    f.flush();
+    if (!f) throw std::runtime_error("write to " + path + " failed (disk full?)");
+  });
+}
+
+void write_radial(const std::string& path, const RadialProfile& pr) {
+  std::ostringstream f;
+  f << std::setprecision(10)
+    << "r_lo,r_hi,r_mid,count,density,enclosed_mass,sigma_r,sigma_t,vcirc\n";
+  for (std::size_t b = 0; b < pr.r_mid.size(); ++b)
+    f << pr.r_lo[b] << "," << pr.r_hi[b] << "," << pr.r_mid[b] << "," << pr.count[b] << ","
+      << pr.density[b] << "," << pr.enclosed_mass[b] << "," << pr.sigma_r[b] << "," << pr.sigma_t[b]
+      << "," << pr.vcirc[b] << "\n";
+  write_text(path, f.str());
+}
+
+void write_disk(const std::string& path, const DiskProfile& d) {
+  std::ostringstream f;
+  f << std::setprecision(10)
+    << "R_lo,R_hi,R_mid,count,surface_density,z_rms,mean_vphi,sigma_R,sigma_z\n";
+  for (std::size_t b = 0; b < d.R_mid.size(); ++b)
+    f << d.R_lo[b] << "," << d.R_hi[b] << "," << d.R_mid[b] << "," << d.count[b] << ","
+      << d.surface_density[b] << "," << d.z_rms[b] << "," << d.mean_vphi[b] << "," << d.sigma_R[b]
+      << "," << d.sigma_z[b] << "\n";
+  write_text(path, f.str());
+}
+
+}  // namespace
+
+int cmd_analyze(int argc, char** argv) {
+  cxxopts::Options o(
+      "hoshi analyze",
+      "Lagrangian radii (10, 50, 90% of the mass, about the centre of mass and about the "
+      "shrinking-sphere density centre), optional bound mass, and spherical and disk profiles "
+      "of particle snapshots. The time column is the HDF5 /Header Time, 0 for CSV files.");
+  o.positional_help("SNAPSHOT...");
+  o.add_options()("snapshots", "particle files", cxxopts::value<std::vector<std::string>>())(
+      "csv", "write one row per snapshot to this CSV file", cxxopts::value<std::string>())(
+      "profiles", "write SNAPSHOT_radial.csv and SNAPSHOT_disk.csv into this directory",
+      cxxopts::value<std::string>())("bins", "profile bins",
+                                     cxxopts::value<std::string>()->default_value("30"))(
+      "axis", "disk axis x,y,z, or 'spin' for the angular momentum of the inner half mass",
+      cxxopts::value<std::string>()->default_value("0,0,1"))(
+      "disk-rmax", "outer radius of the disk annuli (0: the 90% Lagrangian radius)",
+      cxxopts::value<std::string>()->default_value("0"))(
+      "ids",
+      "analyse only particles with BEGIN <= id < END, given as BEGIN:END (e.g. one "
+      "component of a galaxy model: halo, then disk, then bulge ids)",
+      cxxopts::value<std::string>())(
+      "bound", "compute the bound mass (iterative unbinding; uses --solver/--softening)")(
+      "overwrite", "replace existing output files");
+  add_solver_options(o);
+  add_threads_option(o);
+  o.parse_positional({"snapshots"});
+  auto r = parse_options(o, argc, argv);
+  if (!r.count("snapshots"))
+    throw std::invalid_argument("missing SNAPSHOT (see hoshi analyze --help)");
+  const auto files = r["snapshots"].as<std::vector<std::string>>();
+  const bool overwrite = r.count("overwrite") > 0;
+  const std::size_t bins = parse_size(r["bins"].as<std::string>(), "--bins");
+  const SolverConfig cfg = solver_config(r);
+  apply_threads(r);
+  Vec3 axis{0, 0, 1};
+  const std::string axis_text = r["axis"].as<std::string>();
+  const bool spin = axis_text == "spin";
+  if (!spin) {
+    const auto v = parse_double_list(axis_text, "--axis");
+    if (v.size() != 3 || (v[0] == 0 && v[1] == 0 && v[2] == 0))
+      throw std::invalid_argument("invalid --axis " + axis_text + " (need x,y,z, not all zero)");
+    axis = {v[0], v[1], v[2]};
+  }
+  std::string csv_path, prof_dir;
+  if (r.count("csv")) {
+    csv_path = r["csv"].as<std::string>();
+    require_new_output(csv_path, overwrite, "--csv");
+  }
+  if (r.count("profiles")) {
+    prof_dir = r["profiles"].as<std::string>();
+    std::filesystem::create_directories(prof_dir);
+  }
+  const bool bound = r.count("bound") > 0;
+  const double disk_rmax = number(r, "disk-rmax");
+  if (!(disk_rmax >= 0)) throw std::invalid_argument("invalid --disk-rmax (must be >= 0)");
+  std::uint64_t id_lo = 0, id_hi = UINT64_MAX;
+  if (r.count("ids")) {
+    const std::string t = r["ids"].as<std::string>();
+    const auto colon = t.find(':');
+    if (colon == std::string::npos)
+      throw std::invalid_argument("invalid --ids " + t + " (expected BEGIN:END)");
+    id_lo = parse_size(t.substr(0, colon), "--ids");
+    id_hi = parse_size(t.substr(colon + 1), "--ids");
+    if (id_hi <= id_lo) throw std::invalid_argument("invalid --ids " + t + " (need BEGIN < END)");
+  }
+
+  std::ostringstream table;
+  table << std::setprecision(10)
+        << "snapshot,time,n,mass,r10,r50,r90,r10_dc,r50_dc,r90_dc,bound_mass\n";
+  std::cout << std::left << std::setw(24) << "snapshot" << std::setw(10) << "time" << std::setw(10)
+            << "n" << std::setw(12) << "mass" << std::setw(12) << "r10" << std::setw(12) << "r50"
+            << std::setw(12) << "r90" << (bound ? "bound_mass" : "") << "\n";
+  for (const auto& path : files) {
+    ParticleSet all = io::read_particles(path);
+    ParticleSet selected;
+    if (r.count("ids")) {
+      for (std::size_t i = 0; i < all.size(); ++i)
+        if (all.id[i] >= id_lo && all.id[i] < id_hi)
+          selected.push_back(all.x[i], all.y[i], all.z[i], all.vx[i], all.vy[i], all.vz[i],
+                             all.m[i], all.id[i]);
+      if (selected.empty())
+        throw std::invalid_argument(path + ": no particle with an id in --ids " +
+                                    r["ids"].as<std::string>());
+    }
+    const ParticleSet& p = r.count("ids") ? selected : all;
+    const double t = snapshot_time(path);
+    double mass = 0;
+    for (double m : p.m) mass += m;
+    const Vec3 com = centre_of_mass(p), vcom = centre_of_mass_velocity(p);
+    const Vec3 dc = shrinking_sphere_centre(p);
+    const auto lr = lagrangian_radii(p, {0.1, 0.5, 0.9}, com);
+    const auto ld = lagrangian_radii(p, {0.005, 0.1, 0.5, 0.9, 0.995}, dc);
+    double mb = std::nan("");
+    if (bound) mb = bound_mass(p, cfg).mass;
+    table << path << "," << t << "," << p.size() << "," << mass << "," << lr[0] << "," << lr[1]
+          << "," << lr[2] << "," << ld[1] << "," << ld[2] << "," << ld[3] << ",";
+    if (bound) table << mb;
+    table << "\n";
+    std::cout << std::left << std::setw(24) << stem(path) << std::setw(10) << t << std::setw(10)
+              << p.size() << std::setw(12) << mass << std::setw(12) << lr[0] << std::setw(12)
+              << lr[1] << std::setw(12) << lr[2];
+    if (bound) std::cout << mb;
+    std::cout << "\n";
+    if (!prof_dir.empty()) {
+      // Profiles about the density centre, in the frame of the particles within r50.
+      ParticleSet inner;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        const double dx = p.x[i] - dc[0], dy = p.y[i] - dc[1], dz = p.z[i] - dc[2];
+        if (dx * dx + dy * dy + dz * dz < ld[2] * ld[2])
+          inner.push_back(p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i], p.id[i]);
+      }
+      const Vec3 v = inner.empty() ? vcom : centre_of_mass_velocity(inner);
+      const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
+      const double r_lo = std::max(ld[0], 1e-12), r_hi = std::max(ld[4], 2 * r_lo);
+      const std::string base = (std::filesystem::path(prof_dir) / stem(path)).string();
+      for (const char* suffix : {"_radial.csv", "_disk.csv"})
+        require_new_output(base + suffix, overwrite, "--profiles");
+      write_radial(base + "_radial.csv", radial_profile(p, dc, v, r_lo, r_hi, bins, cfg.G));
+      write_disk(base + "_disk.csv",
+                 disk_profile(p, dc, v, ax, disk_rmax > 0 ? disk_rmax : ld[3], bins));
+    }
+  }
+  if (!csv_path.empty()) write_text(csv_path, table.str());
+  return 0;
+}
+
+}  // namespace hoshi::cli

@@ -1,0 +1,389 @@
+#include "ic/galaxy.hpp"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+#include <stdexcept>
+
+namespace hoshi {
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+void require(bool ok, const char* key, double v, const char* rule) {
+  if (!ok)
+    throw std::invalid_argument(std::string("invalid ") + key + " " + num(v) + " (" + rule + ")");
+}
+
+// Bessel J1 (rational approximations, Numerical Recipes 6.5; absolute error < 1e-8).
+double bessel_j1(double x) {
+  const double ax = std::fabs(x);
+  if (ax < 8.0) {
+    const double y = x * x;
+    const double a1 =
+        x * (72362614232.0 +
+             y * (-7895059235.0 +
+                  y * (242396853.1 + y * (-2972611.439 + y * (15704.48260 + y * -30.16036606)))));
+    const double a2 =
+        144725228442.0 +
+        y * (2300535178.0 + y * (18583304.74 + y * (99447.43394 + y * (376.9991397 + y))));
+    return a1 / a2;
+  }
+  const double z = 8.0 / ax, y = z * z, xx = ax - 2.356194491;
+  const double a1 =
+      1.0 +
+      y * (0.183105e-2 + y * (-0.3516396496e-4 + y * (0.2457520174e-5 + y * -0.240337019e-6)));
+  const double a2 =
+      0.04687499995 +
+      y * (-0.2002690873e-3 + y * (0.8449199096e-5 + y * (-0.88228987e-6 + y * 0.105787412e-6)));
+  const double r = std::sqrt(0.636619772 / ax) * (std::cos(xx) * a1 - z * std::sin(xx) * a2);
+  return x < 0 ? -r : r;
+}
+
+// Z(s) = int_0^inf sech^2(u) e^{-s u} du, tabulated once on a log grid in s (Simpson).
+class SechTransform {
+ public:
+  SechTransform() {
+    for (int i = 0; i < kN; ++i) {
+      const double s = std::exp(kL0 + i * kDl);
+      const double U = std::min(40.0, 60.0 / s);
+      const int m = 4000;
+      const double h = U / m;
+      double sum = 0;
+      for (int k = 0; k <= m; ++k) {
+        const double u = k * h, c = 1.0 / std::cosh(u);
+        const double w = (k == 0 || k == m) ? 1 : (k % 2 ? 4 : 2);
+        sum += w * c * c * std::exp(-s * u);
+      }
+      z_[i] = sum * h / 3;
+    }
+  }
+  double operator()(double s) const {
+    if (s <= 0) return 1.0;
+    const double t = (std::log(s) - kL0) / kDl;
+    if (t <= 0) return 1.0 - s * std::log(2.0);  // int u sech^2 u du = ln 2
+    if (t >= kN - 1) return 1.0 / s;             // sech^2 ~ 1 where e^{-s u} lives
+    const int i = static_cast<int>(t);
+    const double f = t - i;
+    return std::exp((1 - f) * std::log(z_[i]) + f * std::log(z_[i + 1]));
+  }
+
+ private:
+  static constexpr int kN = 401;
+  static constexpr double kL0 = -9.210340371976184;   // ln 1e-4
+  static constexpr double kDl = 0.04605170185988091;  // 8 decades / 400
+  double z_[kN];
+};
+
+const SechTransform& sech_transform() {
+  static const SechTransform z;
+  return z;
+}
+
+}  // namespace
+
+double exponential_disk_radial_accel(double R, double M_d, double R_d, double z0, double G) {
+  if (!(R > 0)) return 0.0;
+  const SechTransform& Z = sech_transform();
+  // Integrand k J1(kR) (1 + k^2 R_d^2)^(-3/2) Z(k z0): smooth on scales 1/R_d and 1/z0,
+  // oscillating with period 2 pi / R, decaying as k^-2.5 (thin) or faster: beyond
+  // k = 1000 / R_d the oscillating tail is < 1e-7 of the force. Composite Simpson.
+  const double K = 1000.0 / R_d;
+  double dk = std::min(0.25 / R, 0.05 / R_d);
+  if (z0 > 0) dk = std::min(dk, 0.25 / z0);
+  int m = static_cast<int>(std::ceil(K / dk));
+  m += m % 2;
+  const double h = K / m;
+  double sum = 0;
+  for (int i = 1; i <= m; ++i) {
+    const double k = i * h;
+    const double q = 1.0 + k * k * R_d * R_d;
+    const double f = k * bessel_j1(k * R) / (q * std::sqrt(q)) * (z0 > 0 ? Z(k * z0) : 1.0);
+    sum += (i == m ? 1 : (i % 2 ? 4 : 2)) * f;
+  }
+  return -G * M_d * sum * h / 3;
+}
+
+double freeman_vc2(double R, double M_d, double R_d, double G) {
+  const double y = R / (2 * R_d);
+  const double sigma0 = M_d / (2 * kPi * R_d * R_d);
+  return 4 * kPi * G * sigma0 * R_d * y * y *
+         (std::cyl_bessel_i(0, y) * std::cyl_bessel_k(0, y) -
+          std::cyl_bessel_i(1, y) * std::cyl_bessel_k(1, y));
+}
+
+double exponential_disk_monopole_potential(double r, double M_d, double R_d, double G) {
+  const double x = r / R_d;
+  if (x < 1e-6) return -G * M_d / R_d * (1 - x / 2);  // small-x expansion
+  const double e = std::exp(-x);
+  return -G * M_d * ((1 - (1 + x) * e) / r + e / R_d);
+}
+
+// ---- DiskGalaxyModel ---------------------------------------------------------------------------
+
+DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
+  require(p.G > 0, "G", p.G, "must be > 0");
+  require(p.halo == "hernquist" || p.halo == "nfw", "halo", 0, "halo must be hernquist or nfw");
+  require(p.halo_mass > 0, "halo_mass", p.halo_mass, "must be > 0");
+  require(p.halo_a > 0, "halo_a", p.halo_a, "must be > 0");
+  require(p.halo != "nfw" || p.halo_r_cut > 0, "halo_r_cut", p.halo_r_cut, "must be > 0");
+  require(p.disk_mass >= 0, "disk_mass", p.disk_mass, "must be >= 0");
+  require(p.disk_Rd > 0, "disk_Rd", p.disk_Rd, "must be > 0");
+  require(p.disk_z0 >= 0, "disk_z0", p.disk_z0, "must be >= 0");
+  require(p.disk_Q > 0, "disk_Q", p.disk_Q, "must be > 0");
+  require(p.disk_RQ >= 0, "disk_RQ", p.disk_RQ, "must be >= 0");
+  require(p.disk_Rmax >= 0, "disk_Rmax", p.disk_Rmax, "must be >= 0");
+  require(p.bulge_mass >= 0, "bulge_mass", p.bulge_mass, "must be >= 0");
+  require(p.bulge_a > 0, "bulge_a", p.bulge_a, "must be > 0");
+  require(p.disk_fraction >= 0 && p.disk_fraction < 1, "disk_fraction", p.disk_fraction,
+          "need 0 <= disk_fraction < 1");
+  require(p.bulge_fraction >= 0 && p.disk_fraction + p.bulge_fraction < 1, "bulge_fraction",
+          p.bulge_fraction, "need 0 <= bulge_fraction and disk_fraction + bulge_fraction < 1");
+  require(p.mass_cut > 0 && p.mass_cut <= 1, "mass_cut", p.mass_cut, "need 0 < mass_cut <= 1");
+  RQ_ = p.disk_RQ > 0 ? p.disk_RQ : 2.43 * p.disk_Rd;
+  Rmax_ = p.disk_Rmax > 0 ? p.disk_Rmax : 10.0 * p.disk_Rd;
+  const double G = p.G, Md = p.disk_mass, Rd = p.disk_Rd;
+  const double Mb = p.bulge_mass, ab = p.bulge_a;
+
+  // Halo in (own + bulge + disk monopole); bulge in (own + halo + disk monopole).
+  SphericalModelOptions o;
+  o.G = G;
+  o.r_min = 1e-6 * std::min(p.halo_a, Rd);
+  o.r_max = p.halo == "nfw" ? 300.0 * p.halo_r_cut : 1e6 * p.halo_a;
+  auto disk_mono = [G, Md, Rd](double r) {
+    return Md > 0 ? exponential_disk_monopole_potential(r, Md, Rd, G) : 0.0;
+  };
+  halo_ = std::make_unique<SphericalModel>(
+      density_profile(p.halo, p.halo_a, p.halo == "nfw" ? p.halo_r_cut : 0.0), p.halo_mass, o,
+      [=](double r) { return disk_mono(r) + (Mb > 0 ? hernquist_potential(r, Mb, ab, G) : 0.0); });
+  if (Mb > 0) {
+    SphericalModelOptions ob = o;
+    ob.r_min = 1e-6 * std::min(ab, Rd);
+    ob.r_max = 1e6 * ab;
+    const SphericalModel* h = halo_.get();
+    bulge_ = std::make_unique<SphericalModel>(
+        density_profile("hernquist", ab, 0.0), Mb, ob,
+        [h, disk_mono](double r) { return disk_mono(r) + h->self_potential(r); });
+  }
+
+  // Rotation curve on a log grid: v_c^2 = R |a_R|, a_R = disk (Hankel) + G M_sph(<R) / R^2.
+  const int nR = 160;
+  const double l0 = std::log(1e-3 * Rd), l1 = std::log(2.0 * Rmax_);
+  lR_.resize(nR);
+  vc2_.resize(nR);
+  kappa2_.resize(nR);
+  for (int i = 0; i < nR; ++i) {
+    lR_[i] = l0 + (l1 - l0) * i / (nR - 1);
+    const double R = std::exp(lR_[i]);
+    double m_sph = halo_->enclosed_mass(R) + (Mb > 0 ? hernquist_mass(R, Mb, ab) : 0.0);
+    const double a_disk = Md > 0 ? exponential_disk_radial_accel(R, Md, Rd, p.disk_z0, G) : 0.0;
+    vc2_[i] = R * (G * m_sph / (R * R) - a_disk);
+  }
+  // kappa^2 = (v_c^2 / R^2) (2 + d ln v_c^2 / d ln R).
+  for (int i = 0; i < nR; ++i) {
+    const int lo = std::max(i - 1, 0), hi = std::min(i + 1, nR - 1);
+    const double slope = std::log(vc2_[hi] / vc2_[lo]) / (lR_[hi] - lR_[lo]);
+    kappa2_[i] = vc2_[i] / std::exp(2 * lR_[i]) * (2 + slope);
+  }
+  // sigma_R(R_Q) = Q 3.36 G Sigma(R_Q) / kappa(R_Q) (Toomre 1964).
+  const double sQ = p.disk_Q * 3.36 * G * surface_density(RQ_) / kappa(RQ_);
+  sigR2_Q_ = sQ * sQ;
+}
+
+double DiskGalaxyModel::table(const std::vector<double>& y, double R) const {
+  const double l = std::log(std::max(R, 1e-300));
+  const double h = lR_[1] - lR_[0];
+  double t = (l - lR_[0]) / h;
+  t = std::clamp(t, 0.0, static_cast<double>(lR_.size() - 1) - 1e-9);
+  const auto i = static_cast<std::size_t>(t);
+  t -= static_cast<double>(i);
+  return (1 - t) * y[i] + t * y[i + 1];
+}
+
+double DiskGalaxyModel::total_mass() const {
+  return p_.halo_mass + p_.disk_mass + p_.bulge_mass;
+}
+
+double DiskGalaxyModel::vc(double R) const {
+  return std::sqrt(std::max(table(vc2_, R), 0.0));
+}
+
+double DiskGalaxyModel::kappa(double R) const {
+  return std::sqrt(std::max(table(kappa2_, R), 0.0));
+}
+
+double DiskGalaxyModel::surface_density(double R) const {
+  return p_.disk_mass / (2 * kPi * p_.disk_Rd * p_.disk_Rd) * std::exp(-R / p_.disk_Rd);
+}
+
+double DiskGalaxyModel::sigma_R(double R) const {
+  // sigma_R^2 proportional to Sigma (Hernquist 1993 eq. 2.23).
+  return std::sqrt(sigR2_Q_ * std::exp(-(R - RQ_) / p_.disk_Rd));
+}
+
+double DiskGalaxyModel::sigma_phi(double R) const {
+  const double k = kappa(R), w = omega(R);
+  return sigma_R(R) * k / (2 * w);
+}
+
+double DiskGalaxyModel::sigma_z(double R) const {
+  return std::sqrt(kPi * p_.G * surface_density(R) * p_.disk_z0);
+}
+
+double DiskGalaxyModel::mean_vphi(double R) const {
+  // Asymmetric drift (Hernquist 1993 eq. 2.28) with rho sigma_R^2 ~ Sigma^2:
+  // v_phi^2 = v_c^2 + sigma_R^2 (1 - kappa^2 / (4 Omega^2) - 2 R / R_d).
+  const double k = kappa(R), w = omega(R), s2 = sigma_R(R) * sigma_R(R);
+  const double v2 = vc(R) * vc(R) + s2 * (1 - k * k / (4 * w * w) - 2 * R / p_.disk_Rd);
+  return std::sqrt(std::max(v2, 0.0));
+}
+
+void DiskGalaxyModel::split(std::size_t n, std::size_t& nh, std::size_t& nd,
+                            std::size_t& nb) const {
+  const double dn = static_cast<double>(n);
+  nd = p_.disk_mass > 0 ? static_cast<std::size_t>(std::llround(p_.disk_fraction * dn)) : 0;
+  nb = p_.bulge_mass > 0 ? static_cast<std::size_t>(std::llround(p_.bulge_fraction * dn)) : 0;
+  if (p_.bulge_mass > 0 && nb == 0)
+    throw std::invalid_argument("bulge_mass " + num(p_.bulge_mass) +
+                                " > 0 but bulge_fraction gives no bulge particles");
+  if (p_.disk_mass > 0 && nd == 0)
+    throw std::invalid_argument("disk_mass > 0 but disk_fraction " + num(p_.disk_fraction) +
+                                " gives no disk particles");
+  if (nd + nb >= n)
+    throw std::invalid_argument("-n " + std::to_string(n) + " too small for a galaxy");
+  nh = n - nd - nb;
+}
+
+ParticleSet DiskGalaxyModel::sample(std::size_t n, std::uint64_t seed) const {
+  std::size_t nh, nd, nb;
+  split(n, nh, nd, nb);
+  Random rng(seed);
+  ParticleSet out = halo_->sample(nh, rng, p_.mass_cut);
+  // Disk: R ~ Gamma(2, R_d) truncated at R_max, phi uniform, z = z0 atanh(2u - 1).
+  ParticleSet disk;
+  disk.resize(nd);
+  // Mirror pairs (x, v), (-x, -v) as for the halo (same R, phi + pi, same sense of rotation):
+  // every component's centre of mass and momentum vanish, so the disk sits at the halo's
+  // density centre.
+  for (std::size_t i = 0; i < nd; ++i) {
+    if (i % 2 == 1) {
+      disk.x[i] = -disk.x[i - 1];
+      disk.y[i] = -disk.y[i - 1];
+      disk.z[i] = -disk.z[i - 1];
+      disk.vx[i] = -disk.vx[i - 1];
+      disk.vy[i] = -disk.vy[i - 1];
+      disk.vz[i] = -disk.vz[i - 1];
+      disk.m[i] = p_.disk_mass / static_cast<double>(nd);
+      continue;
+    }
+    double R;
+    do {
+      R = -p_.disk_Rd * std::log(std::max(rng.uniform(), 1e-300) * std::max(rng.uniform(), 1e-300));
+    } while (!(R < Rmax_));
+    const double phi = 2 * kPi * rng.uniform();
+    const double u = std::clamp(rng.uniform(), 1e-15, 1 - 1e-15);
+    const double z = p_.disk_z0 * std::atanh(2 * u - 1);
+    const double vR = sigma_R(R) * rng.normal();
+    const double vphi = mean_vphi(R) + sigma_phi(R) * rng.normal();
+    const double vz = sigma_z(R) * rng.normal();
+    const double c = std::cos(phi), s = std::sin(phi);
+    disk.x[i] = R * c;
+    disk.y[i] = R * s;
+    disk.z[i] = z;
+    disk.vx[i] = vR * c - vphi * s;
+    disk.vy[i] = vR * s + vphi * c;
+    disk.vz[i] = vz;
+    disk.m[i] = p_.disk_mass / static_cast<double>(nd);
+  }
+  out.append(disk);
+  if (nb > 0) out.append(bulge_->sample(nb, rng, p_.mass_cut));
+  for (std::size_t i = 0; i < out.size(); ++i) out.id[i] = i;
+  to_com_frame(out);
+  return out;
+}
+
+ParticleSet make_disk_galaxy(std::size_t n, std::uint64_t seed, const DiskGalaxyParams& params) {
+  if (n < 1) throw std::invalid_argument("invalid -n 0 (need at least 1 particle)");
+  return DiskGalaxyModel(params).sample(n, seed);
+}
+
+// ---- merger ------------------------------------------------------------------------------------
+
+ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& mp) {
+  require(mp.mass_ratio > 0 && mp.mass_ratio <= 1, "mass_ratio", mp.mass_ratio,
+          "need 0 < mass_ratio <= 1");
+  require(mp.eccentricity >= 0, "eccentricity", mp.eccentricity, "must be >= 0");
+  require(mp.r_peri > 0, "r_peri", mp.r_peri, "must be > 0");
+  require(mp.r_start >= mp.r_peri, "r_start", mp.r_start, "must be >= r_peri");
+  const double e = mp.eccentricity, q = mp.mass_ratio;
+  if (e < 1) {
+    const double r_apo = mp.r_peri * (1 + e) / (1 - e);
+    require(mp.r_start <= r_apo * (1 + 1e-12), "r_start", mp.r_start,
+            "must be <= the apocentre of a bound orbit");
+  }
+  if (n < 2)
+    throw std::invalid_argument("invalid -n " + std::to_string(n) + " (a merger needs >= 2)");
+  const auto n2 = static_cast<std::size_t>(std::llround(static_cast<double>(n) * q / (1 + q)));
+  const std::size_t n1 = n - n2;
+  DiskGalaxyParams g2 = mp.galaxy;
+  const double sl = std::sqrt(q);
+  g2.halo_mass *= q;
+  g2.disk_mass *= q;
+  g2.bulge_mass *= q;
+  g2.halo_a *= sl;
+  g2.halo_r_cut *= sl;
+  g2.disk_Rd *= sl;
+  g2.disk_z0 *= sl;
+  g2.disk_RQ *= sl;
+  g2.disk_Rmax *= sl;
+  g2.bulge_a *= sl;
+  ParticleSet a = make_disk_galaxy(n1, seed, mp.galaxy);
+  ParticleSet b = make_disk_galaxy(n2, seed ^ 0x9e3779b97f4a7c15ULL, g2);
+
+  // Relative Kepler orbit of point masses M1, M2 (G M = G (M1 + M2)).
+  const double M1 = DiskGalaxyModel(mp.galaxy).total_mass(), M2 = M1 * q, M = M1 + M2;
+  const double G = mp.galaxy.G;
+  const double pl = mp.r_peri * (1 + e);  // semi-latus rectum
+  double f = 0;
+  if (e > 1e-12) f = -std::acos(std::clamp((pl / mp.r_start - 1) / e, -1.0, 1.0));  // approaching
+  const double r0 = pl / (1 + e * std::cos(f));
+  const double vk = std::sqrt(G * M / pl);
+  const double vr = vk * e * std::sin(f), vt = vk * (1 + e * std::cos(f));
+  const Eigen::Vector3d rhat(std::cos(f), std::sin(f), 0), that(-std::sin(f), std::cos(f), 0);
+  const Eigen::Vector3d rel = r0 * rhat, vrel = vr * rhat + vt * that;
+
+  auto place = [](ParticleSet& p, double incl, double omega, const Eigen::Vector3d& x0,
+                  const Eigen::Vector3d& v0) {
+    const double d = kPi / 180;
+    const Eigen::Matrix3d rot = (Eigen::AngleAxisd(omega * d, Eigen::Vector3d::UnitZ()) *
+                                 Eigen::AngleAxisd(incl * d, Eigen::Vector3d::UnitX()))
+                                    .toRotationMatrix();
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const Eigen::Vector3d x = rot * Eigen::Vector3d(p.x[i], p.y[i], p.z[i]) + x0;
+      const Eigen::Vector3d v = rot * Eigen::Vector3d(p.vx[i], p.vy[i], p.vz[i]) + v0;
+      p.x[i] = x[0];
+      p.y[i] = x[1];
+      p.z[i] = x[2];
+      p.vx[i] = v[0];
+      p.vy[i] = v[1];
+      p.vz[i] = v[2];
+    }
+  };
+  place(a, mp.incl1, mp.omega1, -(M2 / M) * rel, -(M2 / M) * vrel);
+  place(b, mp.incl2, mp.omega2, (M1 / M) * rel, (M1 / M) * vrel);
+  a.append(b);
+  for (std::size_t i = 0; i < a.size(); ++i) a.id[i] = i;
+  to_com_frame(a);
+  return a;
+}
+
+}  // namespace hoshi

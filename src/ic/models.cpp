@@ -1,0 +1,210 @@
+#include "ic/models.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "ic/galaxy.hpp"
+#include "ic/ic.hpp"
+#include "ic/spherical.hpp"
+
+namespace hoshi {
+
+namespace {
+
+struct Key {
+  const char* name;
+  double value;
+  const char* meaning;
+};
+
+struct ModelSpec {
+  const char* name;
+  const char* summary;
+  std::vector<Key> keys;
+};
+
+const std::vector<Key> kGalaxyKeys = {
+    {"halo_mass", 1.0, "halo mass"},
+    {"halo_a", 1.0, "halo scale radius"},
+    {"halo_r_cut", 10.0, "NFW halo exponential cutoff radius (disk-nfw only)"},
+    {"disk_mass", 0.05, "disk mass"},
+    {"disk_Rd", 0.1, "disk exponential scale length"},
+    {"disk_z0", 0.01, "disk sech^2 scale height"},
+    {"disk_Q", 1.5, "Toomre Q at disk_RQ"},
+    {"disk_RQ", 0.0, "reference radius for Q (0: 2.43 disk_Rd)"},
+    {"disk_Rmax", 0.0, "disk truncation radius (0: 10 disk_Rd)"},
+    {"bulge_mass", 0.0, "Hernquist bulge mass (0: no bulge)"},
+    {"bulge_a", 0.02, "bulge scale radius"},
+    {"disk_fraction", 0.25, "fraction of the particles in the disk"},
+    {"bulge_fraction", 0.1, "fraction of the particles in the bulge (if bulge_mass > 0)"},
+    {"mass_cut", 0.999, "halo and bulge radii below this fraction of their mass"},
+};
+
+std::vector<Key> merger_keys() {
+  std::vector<Key> k = kGalaxyKeys;
+  k.push_back({"mass_ratio", 1.0, "secondary / primary mass (0 < q <= 1)"});
+  k.push_back({"eccentricity", 1.0, "orbit eccentricity (1: parabolic)"});
+  k.push_back({"r_peri", 0.4, "pericentre distance of the point-mass orbit"});
+  k.push_back({"r_start", 4.0, "initial separation"});
+  k.push_back({"incl1", 0.0, "primary disk inclination (degrees, about x)"});
+  k.push_back({"omega1", 0.0, "primary disk argument (degrees, about z)"});
+  k.push_back({"incl2", 60.0, "secondary disk inclination (degrees)"});
+  k.push_back({"omega2", 30.0, "secondary disk argument (degrees)"});
+  return k;
+}
+
+const std::vector<ModelSpec>& specs() {
+  static const std::vector<ModelSpec> s = {
+      {"plummer", "Plummer sphere, Henon units (Aarseth, Henon & Wielen 1974)", {}},
+      {"uniform", "cold uniform sphere (cold collapse)", {{"radius", 1.0, "sphere radius"}}},
+      {"kepler", "two-body Kepler orbit, a = 1, masses 1/2", {{"e", 0.5, "eccentricity"}}},
+      {"hernquist",
+       "isotropic Hernquist sphere from its analytic DF, M = G = 1",
+       {{"a", 1.0 / 3.0, "scale radius (1/3: Henon units, E = -1/4)"},
+        {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
+      {"eddington-hernquist",
+       "Hernquist sphere by numerical Eddington inversion, M = G = 1",
+       {{"a", 0.0, "scale radius (0: Henon units, E = -1/4)"},
+        {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
+      {"eddington-plummer",
+       "Plummer sphere by numerical Eddington inversion, M = G = 1",
+       {{"a", 0.0, "scale radius (0: Henon units, E = -1/4)"},
+        {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
+      {"jaffe",
+       "isotropic Jaffe (1983) sphere by Eddington inversion, M = G = 1",
+       {{"a", 0.0, "scale radius (0: Henon units, E = -1/4)"},
+        {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
+      {"nfw",
+       "isotropic NFW sphere with exponential cutoff exp(-r/r_cut), Eddington, M = G = 1",
+       {{"a", 0.0, "scale radius r_s (0: Henon units, E = -1/4)"},
+        {"r_cut", 10.0, "cutoff radius in units of a"},
+        {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
+      {"disk", "exponential disk in a Hernquist halo (+ optional bulge), G = 1", kGalaxyKeys},
+      {"disk-nfw", "exponential disk in an NFW halo (+ optional bulge), G = 1", kGalaxyKeys},
+      {"merger", "two disk galaxies (Hernquist halos) on a Kepler orbit, G = 1", merger_keys()},
+  };
+  return s;
+}
+
+const ModelSpec& find_spec(const std::string& name) {
+  for (const auto& s : specs())
+    if (name == s.name) return s;
+  std::string valid;
+  for (const auto& s : specs()) {
+    if (!valid.empty()) valid += "|";
+    valid += s.name;
+  }
+  throw std::invalid_argument("unknown model '" + name + "' (expected " + valid + ")");
+}
+
+// Defaults overlaid with the given values; unknown keys throw.
+std::map<std::string, double> resolve(const ModelSpec& spec, const ModelParams& given) {
+  std::map<std::string, double> v;
+  for (const auto& k : spec.keys) v[k.name] = k.value;
+  for (const auto& [key, value] : given) {
+    if (!v.count(key)) {
+      std::string valid;
+      for (const auto& k : spec.keys) {
+        if (!valid.empty()) valid += ", ";
+        valid += k.name;
+      }
+      throw std::invalid_argument("unknown parameter '" + key + "' for model " + spec.name +
+                                  " (valid: " + (valid.empty() ? "none" : valid) + ")");
+    }
+    if (!std::isfinite(value))
+      throw std::invalid_argument("invalid value for model parameter " + key);
+    v[key] = value;
+  }
+  return v;
+}
+
+DiskGalaxyParams galaxy_params(std::map<std::string, double>& v, const std::string& halo) {
+  DiskGalaxyParams g;
+  g.halo = halo;
+  g.halo_mass = v["halo_mass"];
+  g.halo_a = v["halo_a"];
+  g.halo_r_cut = v["halo_r_cut"];
+  g.disk_mass = v["disk_mass"];
+  g.disk_Rd = v["disk_Rd"];
+  g.disk_z0 = v["disk_z0"];
+  g.disk_Q = v["disk_Q"];
+  g.disk_RQ = v["disk_RQ"];
+  g.disk_Rmax = v["disk_Rmax"];
+  g.bulge_mass = v["bulge_mass"];
+  g.bulge_a = v["bulge_a"];
+  g.disk_fraction = v["disk_fraction"];
+  g.bulge_fraction = g.bulge_mass > 0 ? v["bulge_fraction"] : 0.0;
+  g.mass_cut = v["mass_cut"];
+  return g;
+}
+
+}  // namespace
+
+void parse_model_params(const std::string& text, ModelParams& params) {
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument("invalid model parameter '" + item + "' (expected key=value)");
+    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    std::size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(val, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != val.size() || !std::isfinite(v))
+      throw std::invalid_argument("invalid model parameter " + key + ": value '" + val +
+                                  "' (expected a number)");
+    params[key] = v;
+  }
+}
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> n;
+  for (const auto& s : specs()) n.emplace_back(s.name);
+  return n;
+}
+
+std::string model_help(const std::string& name) {
+  const ModelSpec& s = find_spec(name);
+  std::ostringstream o;
+  o << s.name << ": " << s.summary << "\n";
+  for (const auto& k : s.keys) o << "  " << k.name << " (" << k.value << "): " << k.meaning << "\n";
+  return o.str();
+}
+
+ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
+                       const ModelParams& params) {
+  const ModelSpec& spec = find_spec(name);
+  auto v = resolve(spec, params);
+  if (n < 1) throw std::invalid_argument("invalid -n 0 (need at least 1 particle)");
+  if (name == "plummer") return make_plummer(n, seed);
+  if (name == "uniform") return make_uniform_sphere(n, seed, v["radius"]);
+  if (name == "kepler") return make_kepler(v["e"]);
+  if (name == "hernquist") return make_hernquist(n, seed, v["a"], v["mass_cut"]);
+  if (name == "eddington-hernquist" || name == "eddington-plummer")
+    return make_eddington_model(name.substr(10), n, seed, v["a"], 0.0, v["mass_cut"]);
+  if (name == "jaffe") return make_eddington_model("jaffe", n, seed, v["a"], 0.0, v["mass_cut"]);
+  if (name == "nfw") return make_eddington_model("nfw", n, seed, v["a"], v["r_cut"], v["mass_cut"]);
+  if (name == "disk") return make_disk_galaxy(n, seed, galaxy_params(v, "hernquist"));
+  if (name == "disk-nfw") return make_disk_galaxy(n, seed, galaxy_params(v, "nfw"));
+  // merger
+  MergerParams m;
+  m.galaxy = galaxy_params(v, "hernquist");
+  m.mass_ratio = v["mass_ratio"];
+  m.eccentricity = v["eccentricity"];
+  m.r_peri = v["r_peri"];
+  m.r_start = v["r_start"];
+  m.incl1 = v["incl1"];
+  m.omega1 = v["omega1"];
+  m.incl2 = v["incl2"];
+  m.omega2 = v["omega2"];
+  return make_merger(n, seed, m);
+}
+
+}  // namespace hoshi
