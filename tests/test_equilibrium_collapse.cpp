@@ -1,6 +1,8 @@
 // Cold collapse of a uniform sphere at the analytic free-fall time.
 #include <gtest/gtest.h>
 
+#include "diagnostics/diagnostics.hpp"
+
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -59,7 +61,7 @@ TEST(ColdCollapse, FollowsFreeFall) {
   std::vector<double> checks = {0.3, 0.5, 0.7, 0.8, 0.9};
   std::size_t next = 0;
   leapfrog(p, *solver, dt, steps, [&](double t, const ParticleSet& q) {
-    const double w = potential_energy_from_pot(q);
+    const double w = diagnostics(q).potential;
     if (w < w_min) {
       w_min = w;
       t_min = t;

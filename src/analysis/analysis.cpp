@@ -262,17 +262,4 @@ BoundResult bound_mass(const ParticleSet& p, const SolverConfig& config, int max
   return res;
 }
 
-double kinetic_energy(const ParticleSet& p) {
-  double k = 0;
-  for (std::size_t i = 0; i < p.size(); ++i)
-    k += 0.5 * p.m[i] * (p.vx[i] * p.vx[i] + p.vy[i] * p.vy[i] + p.vz[i] * p.vz[i]);
-  return k;
-}
-
-double potential_energy_from_pot(const ParticleSet& p) {
-  double w = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) w += 0.5 * p.m[i] * p.pot[i];
-  return w;
-}
-
 }  // namespace hoshi

@@ -75,8 +75,4 @@ struct BoundResult {
 };
 BoundResult bound_mass(const ParticleSet& p, const SolverConfig& solver, int max_iter = 50);
 
-// Kinetic energy and the potential energy 1/2 sum m phi from the potentials stored in p.pot.
-double kinetic_energy(const ParticleSet& p);
-double potential_energy_from_pot(const ParticleSet& p);
-
 }  // namespace hoshi
