@@ -9,7 +9,4 @@ int cmd_forces(int, char**) {
 int cmd_ic(int, char**) {
   return 1;
 }
-int cmd_bench(int, char**) {
-  return 1;
-}
 }  // namespace hoshi::cli

@@ -91,7 +91,15 @@ inline VecF rsqrt_estimate(VecF x) {
   return _mm512_maskz_rsqrt14_ps(__mmask16(0xFFFF), x.v);
 }
 inline float reduce_add(VecF a) {
-  return _mm512_reduce_add_ps(a.v);
+  // By hand rather than _mm512_reduce_add_ps, which trips GCC 12's -Wuninitialized.
+  const __m256 lo = _mm512_castps512_ps256(a.v);
+  const __m256 hi =
+      _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(__mmask8(0xFF), _mm512_castps_pd(a.v), 1));
+  const __m256 s8 = _mm256_add_ps(lo, hi);
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
 }
 
 #elif defined(__AVX2__) && defined(__FMA__)
