@@ -66,7 +66,8 @@ TEST(Bench, CsvRowsAreConsistent) {
       "--peak-gflops 480 --csv " +
       csv.string());
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_FALSE(fs::exists(dir / "b.csv.tmp"));
+  // Only the CSV itself: no temporary file left beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
   const auto rows = read_csv(csv);
   ASSERT_EQ(rows.size(), 3u);
   const std::vector<std::string> header = {
@@ -108,7 +109,8 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
       {"--repeat 0", "--repeat"},
       {"--softening -1", "--softening"},
       {"--solver warp", "--solver"},
-      {"--threads 0", "--threads"},
+      {"--threads -1", "--threads"},
+      {"--repeat 2x", "--repeat"},
       {"--no-such-option", "no-such-option"},
   };
   for (const auto& [args, mention] : cases) {
@@ -117,9 +119,17 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
     EXPECT_NE(r.out.find(mention), std::string::npos) << args << ": " << r.out;
     EXPECT_FALSE(fs::exists(csv)) << args;
   }
-  const CliRun r =
-      hoshi("bench -n 50 --peak-gflops 1 --csv " + (dir / "missing" / "b.csv").string());
+  // A CSV in a missing directory is refused before any timing.
+  CliRun r = hoshi("bench -n 50 --peak-gflops 1 --csv " + (dir / "missing" / "b.csv").string());
   EXPECT_EQ(r.status, 2) << r.out;
+  // An existing CSV is not replaced without --overwrite.
+  std::ofstream(csv) << "keep\n";
+  r = hoshi("bench -n 50 --peak-gflops 1 --csv " + csv.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--csv"), std::string::npos) << r.out;
+  r = hoshi("bench -n 50 --peak-gflops 1 --overwrite --csv " + csv.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_csv(csv).size(), 2u);
   fs::remove_all(dir);
 }
 
@@ -162,8 +172,9 @@ TEST(Bench, CsvWriteFailureLeavesNoFile) {
   row.n = 4;
   row.seconds = 1;
   EXPECT_THROW(write_bench_csv((dir / "taken").string(), {row}, 1.0), std::runtime_error);
-  EXPECT_FALSE(fs::exists(dir / "taken.tmp"));
   EXPECT_TRUE(fs::is_directory(dir / "taken"));
+  // Nothing but the directory that was there.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
   fs::remove_all(dir);
 }
 

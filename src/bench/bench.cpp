@@ -10,6 +10,7 @@
 
 #include "core/timer.hpp"
 #include "direct/simd.hpp"
+#include "io/atomic_file.hpp"
 
 namespace hoshi {
 
@@ -76,8 +77,7 @@ double measure_peak_gflops(int threads, double seconds) {
 
 void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
                      double peak_gflops) {
-  const std::string tmp = path + ".tmp";
-  {
+  io::write_atomically(path, [&](const std::string& tmp) {
     std::ofstream out(tmp);
     if (!out) throw std::runtime_error("cannot write " + tmp);
     out << "solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,"
@@ -96,17 +96,9 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
           << phase("sort") << ',' << phase("build") << ',' << phase("moments") << ','
           << phase("walk") << ',' << double(r.pp) / n << ',' << double(r.pc) / n << '\n';
     }
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw std::runtime_error("error writing " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path);
-  }
+    out.close();
+    if (!out) throw std::runtime_error("error writing " + tmp);
+  });
 }
 
 }  // namespace hoshi

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "direct/direct.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/device.hpp"
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
     try {
       return c.fn(argc - 1, argv + 1);
+    } catch (const hoshi::cli::HelpShown&) {
+      return 0;
     } catch (const std::invalid_argument& e) {
       std::cerr << "hoshi " << c.name << ": error: " << e.what() << "\n";
       return 2;

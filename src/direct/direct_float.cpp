@@ -143,7 +143,7 @@ void direct_all(const Kernel& kern, bool mask_self, LocalFloat& f, std::size_t n
   const std::size_t ngroups = f.x.size() / kGroup;
   const FloatSources src{f.x.data(), f.y.data(), f.z.data(), f.m.data(), n};
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel
+#pragma omp parallel if (n > 256)  // below that, thread start-up costs more than it saves
   {
     const std::size_t nt = static_cast<std::size_t>(omp_get_num_threads());
     const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());

@@ -10,7 +10,7 @@ void direct_reference(const ParticleSet& p, double G, Softening kernel, double e
   const std::size_t n = p.size();
   const std::ptrdiff_t nt = static_cast<std::ptrdiff_t>(targets.size());
   out.resize(targets.size());
-#pragma omp parallel for schedule(dynamic, 16)
+#pragma omp parallel for schedule(dynamic, 16) if (nt * n > 100000)
   for (std::ptrdiff_t t = 0; t < nt; ++t) {
     const std::size_t i = targets[t];
     double ax = 0, ay = 0, az = 0, pot = 0;

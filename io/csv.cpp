@@ -1,0 +1,150 @@
+#include "io/csv.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "core/checks.hpp"
+#include "io/atomic_file.hpp"
+
+namespace hoshi::io {
+
+namespace {
+
+constexpr std::string_view kHeader = "id,x,y,z,vx,vy,vz,m";
+constexpr const char* kFields[] = {"id", "x", "y", "z", "vx", "vy", "vz", "m"};
+
+[[noreturn]] void fail(const std::string& path, std::size_t line, const std::string& msg) {
+  throw std::invalid_argument(path + ":" + std::to_string(line) + ": " + msg);
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+void append_double(std::string& out, double v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
+    if (!f) throw std::invalid_argument(path + ": cannot open for writing");
+    if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size() ||
+        std::fflush(f.get()) != 0)
+      throw std::runtime_error(path + ": write failed (disk full?)");
+  });
+}
+
+}  // namespace
+
+ParticleSet read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ": cannot open file");
+  std::string line;
+  std::size_t lineno = 0;
+  if (!std::getline(in, line))
+    fail(path, 1, "empty file (expected header " + std::string(kHeader) + ")");
+  ++lineno;
+  {
+    std::string h;
+    for (char c : line)
+      if (c != ' ' && c != '\t' && c != '\r') h += c;
+    if (h != kHeader)
+      fail(path, 1,
+           "header is '" + std::string(trim(line)) + "', expected '" + std::string(kHeader) + "'");
+  }
+  ParticleSet p;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (trim(line).empty()) continue;
+    std::string_view rest(line);
+    std::string_view f[8];
+    int nf = 0;
+    while (true) {
+      const auto comma = rest.find(',');
+      if (nf < 8) f[nf] = trim(rest.substr(0, comma));
+      ++nf;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+    if (nf != 8)
+      fail(path, lineno, "expected 8 fields (id,x,y,z,vx,vy,vz,m), found " + std::to_string(nf));
+    std::uint64_t id = 0;
+    {
+      auto r = std::from_chars(f[0].data(), f[0].data() + f[0].size(), id);
+      if (r.ec != std::errc() || r.ptr != f[0].data() + f[0].size())
+        fail(path, lineno,
+             "field id: value '" + std::string(f[0]) + "' is not a non-negative integer");
+    }
+    double v[7];
+    for (int k = 0; k < 7; ++k) {
+      const std::string_view s = f[k + 1];
+      auto r = std::from_chars(s.data(), s.data() + s.size(), v[k]);
+      if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
+        fail(path, lineno,
+             std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
+                 "' is not a number");
+      if (!std::isfinite(v[k]))
+        fail(path, lineno,
+             std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
+                 "' is not finite");
+    }
+    if (v[6] < 0)
+      fail(path, lineno,
+           "field m: value '" + std::string(f[7]) + "' is negative (masses must be >= 0)");
+    p.push_back(v[0], v[1], v[2], v[3], v[4], v[5], v[6], id);
+  }
+  if (p.empty()) fail(path, lineno, "no particles after the header");
+  // Duplicate ids.
+  std::vector<std::uint64_t> ids = p.id;
+  std::sort(ids.begin(), ids.end());
+  if (auto it = std::adjacent_find(ids.begin(), ids.end()); it != ids.end())
+    throw std::invalid_argument(path + ": field id: value " + std::to_string(*it) +
+                                " appears more than once (ids must be unique)");
+  require_valid_particles(p, path);
+  return p;
+}
+
+void write_csv(const std::string& path, const ParticleSet& p) {
+  std::string out(kHeader);
+  out += '\n';
+  out.reserve(p.size() * 160);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    out += std::to_string(p.id[i]);
+    for (double v : {p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i]}) {
+      out += ',';
+      append_double(out, v);
+    }
+    out += '\n';
+  }
+  write_text(path, out);
+}
+
+void write_forces_csv(const std::string& path, const ParticleSet& p) {
+  std::string out = "id,ax,ay,az,pot\n";
+  out.reserve(p.size() * 100);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    out += std::to_string(p.id[i]);
+    for (double v : {p.ax[i], p.ay[i], p.az[i], p.pot[i]}) {
+      out += ',';
+      append_double(out, v);
+    }
+    out += '\n';
+  }
+  write_text(path, out);
+}
+
+}  // namespace hoshi::io

@@ -1,0 +1,26 @@
+// hoshi ic: write initial conditions to a file.
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/options.hpp"
+#include "cli/output_guard.hpp"
+#include "io/particle_io.hpp"
+
+namespace hoshi::cli {
+
+int cmd_ic(int argc, char** argv) {
+  cxxopts::Options o("hoshi ic", "Write initial conditions (centre-of-mass frame) to a file.");
+  o.add_options()("out", "output file (format from the extension: .csv)",
+                  cxxopts::value<std::string>())("overwrite", "replace an existing output file");
+  add_ic_options(o);
+  auto r = parse_options(o, argc, argv);
+  if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
+  const std::string out = r["out"].as<std::string>();
+  require_new_output(out, r.count("overwrite") > 0);
+  const ParticleSet p = initial_conditions(r);
+  io::write_particles(out, p);
+  std::cerr << "hoshi ic: wrote " << p.size() << " particles to " << out << "\n";
+  return 0;
+}
+
+}  // namespace hoshi::cli

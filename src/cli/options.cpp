@@ -1,0 +1,199 @@
+#include "cli/options.hpp"
+
+#include <omp.h>
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+#include "ic/ic.hpp"
+#include "io/particle_io.hpp"
+
+namespace hoshi::cli {
+
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv) {
+  options.add_options("help")("h,help", "print this help");
+  try {
+    auto r = options.parse(argc, argv);
+    if (r.count("help")) {
+      std::cout << options.help();
+      throw HelpShown{};
+    }
+    return r;
+  } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
+    // cxxopts names the value but not the option: name the option that carried it.
+    const std::string msg = e.what();
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (a.rfind('-', 0) != 0) continue;
+      const auto eq = a.find('=');
+      const std::string opt = a.substr(0, eq);
+      const std::string value =
+          eq != std::string::npos ? a.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
+      if (!value.empty() && msg.find(value) != std::string::npos)
+        throw std::invalid_argument("option " + opt + ": value '" + value + "' is not valid (" +
+                                    "expected a number)");
+    }
+    throw std::invalid_argument(msg);
+  } catch (const cxxopts::exceptions::exception& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
+
+double number(const cxxopts::ParseResult& r, const std::string& name) {
+  const std::string s = r[name].as<std::string>();
+  double v = 0;
+  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
+    throw std::invalid_argument("option --" + name + ": value '" + s + "' is not a number");
+  return v;
+}
+
+int integer(const cxxopts::ParseResult& r, const std::string& name) {
+  const std::string s = r[name].as<std::string>();
+  int v = 0;
+  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size())
+    throw std::invalid_argument("option --" + name + ": value '" + s + "' is not an integer");
+  return v;
+}
+
+void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
+  o.add_options("force")(
+      "solver", "force solver: direct, tree or auto (direct below the measured crossover N)",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "backend", "cpu, cuda or auto (cuda when a device is present)",
+      cxxopts::value<std::string>()->default_value("auto"))(
+      "softening", "softening length eps (Plummer-equivalent)",
+      cxxopts::value<std::string>()->default_value(default_eps))(
+      "kernel",
+      "softening kernel: plummer or spline (Gadget cubic spline, Newtonian beyond 2.8 eps)",
+      cxxopts::value<std::string>()->default_value("plummer"))(
+      "theta", "tree opening angle", cxxopts::value<std::string>()->default_value("0.5"))(
+      "criterion", "opening criterion: bh, barnes94, bmax or relative",
+      cxxopts::value<std::string>()->default_value("barnes94"))(
+      "order", "particle-cell multipole order: 1 (monopole) or 2 (quadrupole)",
+      cxxopts::value<std::string>()->default_value("2"))(
+      "alpha", "relative criterion tolerance (Gadget ErrTolForceAcc)",
+      cxxopts::value<std::string>()->default_value("0.0025"))(
+      "n-leaf", "tree: at most this many particles per leaf",
+      cxxopts::value<std::string>()->default_value("16"))(
+      "n-group", "tree: at most this many particles per walk group",
+      cxxopts::value<std::string>()->default_value("64"))(
+      "walk", "tree walk on the CPU: group (fast) or particle (mirror of the GPU kernel)",
+      cxxopts::value<std::string>()->default_value("group"))(
+      "G", "gravitational constant", cxxopts::value<std::string>()->default_value("1"))(
+      "precision", "direct solver arithmetic: float (fast SIMD) or double (reference)",
+      cxxopts::value<std::string>()->default_value("float"));
+}
+
+SolverConfig solver_config(const cxxopts::ParseResult& r) {
+  SolverConfig c;
+  c.solver = parse_solver_kind(r["solver"].as<std::string>());
+  c.backend = parse_backend(r["backend"].as<std::string>());
+  c.precision = parse_precision(r["precision"].as<std::string>());
+  c.eps = number(r, "softening");
+  c.softening = parse_softening(r["kernel"].as<std::string>());
+  c.G = number(r, "G");
+  c.tree.theta = number(r, "theta");
+  c.tree.criterion = parse_criterion(r["criterion"].as<std::string>());
+  c.tree.order = integer(r, "order");
+  c.tree.alpha = number(r, "alpha");
+  c.tree.n_leaf = integer(r, "n-leaf");
+  c.tree.n_group = integer(r, "n-group");
+  c.tree.walk = parse_walk(r["walk"].as<std::string>());
+  validate(c);
+  return c;
+}
+
+std::vector<std::string> model_names() {
+  return {"plummer", "uniform", "kepler"};
+}
+
+void add_ic_options(cxxopts::Options& o, const std::string& default_n) {
+  o.add_options("initial conditions")(
+      "ic",
+      "initial conditions: plummer, uniform (cold sphere), kepler (two-body), or a particle file",
+      cxxopts::value<std::string>()->default_value("plummer"))(
+      "n,particles", "number of particles",
+      cxxopts::value<std::string>()->default_value(default_n))(
+      "seed", "random seed", cxxopts::value<std::uint64_t>()->default_value("1"))(
+      "eccentricity", "kepler: orbital eccentricity",
+      cxxopts::value<std::string>()->default_value("0.5"))(
+      "radius", "uniform: sphere radius", cxxopts::value<std::string>()->default_value("1"));
+}
+
+ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
+  const std::string ic = r["ic"].as<std::string>();
+  const auto seed = r["seed"].as<std::uint64_t>();
+  if (ic == "plummer")
+    return make_plummer(parse_size(r["particles"].as<std::string>(), "-n"), seed);
+  if (ic == "uniform")
+    return make_uniform_sphere(parse_size(r["particles"].as<std::string>(), "-n"), seed,
+                               number(r, "radius"));
+  if (ic == "kepler") return make_kepler(number(r, "eccentricity"));
+  return io::read_particles(ic);
+}
+
+void add_threads_option(cxxopts::Options& o) {
+  o.add_options("force")("threads", "OpenMP threads (0: all cores)",
+                         cxxopts::value<std::string>()->default_value("0"));
+}
+
+int apply_threads(const cxxopts::ParseResult& r) {
+  const int k = integer(r, "threads");
+  if (k < 0)
+    throw std::invalid_argument("invalid --threads " + std::to_string(k) + " (must be >= 0)");
+  if (k > 0) omp_set_num_threads(k);
+  return omp_get_max_threads();
+}
+
+std::vector<std::string> parse_string_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!item.empty()) out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<double> parse_double_list(const std::string& text, const std::string& option) {
+  std::vector<double> out;
+  for (const auto& s : parse_string_list(text)) {
+    double v = 0;
+    auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
+      throw std::invalid_argument("invalid " + option + " value '" + s + "' (expected a number)");
+    out.push_back(v);
+  }
+  if (out.empty())
+    throw std::invalid_argument("invalid " + option + " '" + text + "' (empty list)");
+  return out;
+}
+
+std::size_t parse_size(const std::string& s, const std::string& option) {
+  double v = 0;
+  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v) ||
+      v != std::floor(v))
+    throw std::invalid_argument("invalid " + option + " value '" + s +
+                                "' (expected a whole number)");
+  if (v < 1) throw std::invalid_argument("invalid " + option + " " + s + " (must be >= 1)");
+  if (v > 1e12) throw std::invalid_argument("invalid " + option + " " + s + " (too large)");
+  return static_cast<std::size_t>(v);
+}
+
+std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& option) {
+  std::vector<std::size_t> out;
+  for (const auto& s : parse_string_list(text)) out.push_back(parse_size(s, option));
+  if (out.empty())
+    throw std::invalid_argument("invalid " + option + " '" + text + "' (empty list)");
+  return out;
+}
+
+}  // namespace hoshi::cli

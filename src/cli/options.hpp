@@ -1,0 +1,49 @@
+// Command-line options shared by the hoshi subcommands (cxxopts).
+#pragma once
+
+#include <cstddef>
+#include <cxxopts.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/particle_set.hpp"
+#include "solver/solver.hpp"
+
+namespace hoshi::cli {
+
+// Thrown by parse_options after printing --help; main() returns 0 for it.
+struct HelpShown {};
+
+// Parses argv; on --help prints the help and throws HelpShown. Unknown options, missing
+// values and malformed numbers become std::invalid_argument with one line naming them.
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv);
+
+// Strictly parsed option values ("1x" is an error, not 1). Declare such options with
+// cxxopts::value<std::string>().
+double number(const cxxopts::ParseResult& r, const std::string& name);
+int integer(const cxxopts::ParseResult& r, const std::string& name);
+
+// --solver --backend --softening --kernel --theta --criterion --order --alpha --n-leaf
+// --n-group --walk --G --precision. `default_eps` is the default of --softening.
+void add_solver_options(cxxopts::Options& options, const std::string& default_eps = "0");
+SolverConfig solver_config(const cxxopts::ParseResult& r);
+
+// --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
+void add_ic_options(cxxopts::Options& options, const std::string& default_n = "16384");
+ParticleSet initial_conditions(const cxxopts::ParseResult& r);
+// The model names --ic accepts (anything else is read as a file).
+std::vector<std::string> model_names();
+
+// --threads K (0: all cores). apply_threads sets OpenMP's thread count.
+void add_threads_option(cxxopts::Options& options);
+int apply_threads(const cxxopts::ParseResult& r);
+
+// "0.2,0.3,0.5" -> {0.2, 0.3, 0.5}; each must be a finite number.
+std::vector<double> parse_double_list(const std::string& text, const std::string& option);
+// "1000,1e5,1e6" -> sizes; each must be a whole number >= 1.
+std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& option);
+std::size_t parse_size(const std::string& text, const std::string& option);
+std::vector<std::string> parse_string_list(const std::string& text);
+
+}  // namespace hoshi::cli

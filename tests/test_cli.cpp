@@ -1,0 +1,187 @@
+// The hoshi command: exit statuses, one-line errors, no output left behind on bad input, and
+// `hoshi forces` against an independent double-precision sum.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "ic/ic.hpp"
+#include "io/csv.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int status;
+  std::string err;
+};
+
+fs::path scratch() {
+  const fs::path d =
+      fs::temp_directory_path() /
+      ("hoshi_cli_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+Result hoshi(const std::string& args, const fs::path& dir) {
+  const fs::path err = dir / "stderr.txt";
+  const std::string cmd = std::string(HOSHI_EXE) + " " + args + " >/dev/null 2>" + err.string();
+  const int raw = std::system(cmd.c_str());
+  std::ifstream in(err);
+  std::stringstream s;
+  s << in.rdbuf();
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, s.str()};
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream(p) << text;
+}
+
+int lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+TEST(Cli, BadArgumentsExitTwoWithOneLine) {
+  const fs::path d = scratch();
+  const std::pair<std::string, std::string> cases[] = {
+      {"run --bogus", "bogus"},
+      {"run --dt abc", "--dt"},
+      {"run --dt=1x", "--dt"},
+      {"run -n 0", "-n"},
+      {"run -n 2.5", "-n"},
+      {"run --softening -1", "--softening"},
+      {"run --dt -0.1", "--dt"},
+      {"run --theta 0", "--theta"},
+      {"run --solver magic", "--solver"},
+      {"frobnicate", "frobnicate"},
+      {"forces", "INPUT"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const Result r = hoshi(args + " --out " + (d / "o").string(), d);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(d / "o")) << args << " left output behind";
+  }
+}
+
+TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
+  const fs::path d = scratch();
+  const std::string h = "id,x,y,z,vx,vy,vz,m\n";
+  const std::pair<std::string, std::string> files[] = {
+      {"id,x,y,z,m\n0,1,2,3,1\n", "header"},
+      {h + "0,1,2,3,0,0,0,1\n1,1,2\n", ":3: expected 8 fields"},
+      {h + "0,nan,2,3,0,0,0,1\n", "field x"},
+      {h + "0,1,2,3,0,inf,0,1\n", "field vy"},
+      {h + "0,1,2,3,0,0,0,-1\n", "field m"},
+      {h + "0,1,2,3,0,0,0,abc\n", "field m"},
+      {h + "0,1,2,3,0,0,0,1\n0,2,2,3,0,0,0,1\n", "field id"},
+      {h + "0,1,2,3,0,0,0,0\n", "total mass"},
+  };
+  int k = 0;
+  for (const auto& [text, needle] : files) {
+    const fs::path in = d / ("in" + std::to_string(k++) + ".csv");
+    write(in, text);
+    const fs::path out = d / "forces.csv";
+    const Result r = hoshi("forces " + in.string() + " --out " + out.string(), d);
+    EXPECT_EQ(r.status, 2) << text;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(in.string()), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << needle << " not in: " << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+  const Result missing =
+      hoshi("forces " + (d / "nope.csv").string() + " --out " + (d / "f.csv").string(), d);
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("nope.csv"), std::string::npos);
+}
+
+TEST(Cli, ExistingOutputIsNeverOverwritten) {
+  const fs::path d = scratch();
+  write(d / "keep.csv", "precious\n");
+  const Result r = hoshi("ic -n 10 --out " + (d / "keep.csv").string(), d);
+  EXPECT_EQ(r.status, 2);
+  std::ifstream in(d / "keep.csv");
+  std::string s;
+  std::getline(in, s);
+  EXPECT_EQ(s, "precious");
+  fs::create_directories(d / "run");
+  write(d / "run" / "energy.csv", "precious\n");
+  EXPECT_EQ(hoshi("run -n 10 --t-end 0.1 --out " + (d / "run").string(), d).status, 2);
+  std::ifstream in2(d / "run" / "energy.csv");
+  std::getline(in2, s);
+  EXPECT_EQ(s, "precious");
+}
+
+TEST(Cli, ForcesMatchIndependentDoubleSum) {
+  const fs::path d = scratch();
+  const fs::path ic = d / "ic.csv", out = d / "f.csv";
+  ASSERT_EQ(hoshi("ic --ic plummer -n 300 --seed 4 --out " + ic.string(), d).status, 0);
+  ASSERT_EQ(
+      hoshi("forces " + ic.string() + " --solver direct --softening 0.01 --out " + out.string(), d)
+          .status,
+      0);
+  const hoshi::ParticleSet p = hoshi::io::read_csv(ic.string());
+  std::ifstream in(out);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "id,ax,ay,az,pot");
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    ASSERT_TRUE(std::getline(in, line));
+    std::stringstream s(line);
+    std::string f[5];
+    for (auto& x : f) std::getline(s, x, ',');
+    EXPECT_EQ(std::stoull(f[0]), p.id[i]);  // input order kept
+    double a[3] = {0, 0, 0}, pot = 0, sum_abs = 0;
+    for (std::size_t j = 0; j < p.size(); ++j) {
+      if (j == i) continue;
+      const double dx = p.x[j] - p.x[i], dy = p.y[j] - p.y[i], dz = p.z[j] - p.z[i];
+      const double r2 = dx * dx + dy * dy + dz * dz + 1e-4;
+      const double inv3 = 1 / (r2 * std::sqrt(r2));
+      a[0] += p.m[j] * dx * inv3;
+      a[1] += p.m[j] * dy * inv3;
+      a[2] += p.m[j] * dz * inv3;
+      pot -= p.m[j] / std::sqrt(r2);
+      sum_abs += p.m[j] * std::sqrt(dx * dx + dy * dy + dz * dz) * inv3;
+    }
+    // float32 kernel: |da| <= c sqrt(N) 2^-24 sum|a_ij| with c ~ 8 (rsqrt + Newton, positions
+    // rounded to float relative to the box centre).
+    const double tol = 8 * std::sqrt(300.0) * 0x1.0p-24 * sum_abs;
+    EXPECT_NEAR(std::stod(f[1]), a[0], tol);
+    EXPECT_NEAR(std::stod(f[2]), a[1], tol);
+    EXPECT_NEAR(std::stod(f[3]), a[2], tol);
+    EXPECT_NEAR(std::stod(f[4]), pot, 8 * std::sqrt(300.0) * 0x1.0p-24 * std::abs(pot));
+  }
+}
+
+TEST(Cli, RunWritesEnergyLog) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("run -n 256 --solver direct --t-end 0.5 --output-every 0.25 --out " +
+                      (d / "r").string(),
+                  d)
+                .status,
+            0);
+  std::ifstream in(d / "r" / "energy.csv");
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line,
+            "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,virial_ratio");
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 3);  // t = 0, 0.25, 0.5
+  EXPECT_EQ(hoshi("--help", d).status, 0);
+  EXPECT_EQ(hoshi("--version", d).status, 0);
+  EXPECT_EQ(hoshi("run --help", d).status, 0);
+}
+
+}  // namespace

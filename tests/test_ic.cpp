@@ -1,0 +1,76 @@
+// Initial conditions: mass, centre-of-mass frame, Plummer energy and virial ratio.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "diagnostics/diagnostics.hpp"
+#include "direct/direct.hpp"
+#include "ic/ic.hpp"
+
+namespace hoshi {
+namespace {
+
+void expect_com_frame(const ParticleSet& p) {
+  const Diagnostics d = diagnostics(p);
+  EXPECT_NEAR(d.mass, 1.0, 1e-12);
+  // Shifted to the centre-of-mass frame in double: residuals are round-off of sums of N
+  // terms of size |x| ~ 1 (positions) and |v| ~ 1: N * 2^-53 * max|x|.
+  const double tol = p.size() * 0x1.0p-52 * 30;
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(d.com[k], 0.0, tol);
+    EXPECT_NEAR(d.momentum[k], 0.0, tol);
+  }
+}
+
+TEST(InitialConditions, PlummerHenonUnits) {
+  // Henon units: E = -1/4, W = -1/2, K = 1/4 (virial). Sampling noise: the relative
+  // fluctuation of K = sum m v^2/2 is sqrt(Var(v^2)) / <v^2> / sqrt(N) ~ 0.8 / sqrt(N) for the
+  // Plummer DF, that of W is of the same order; at N = 4096 sigma ~ 0.0125. Allow 4 sigma.
+  const std::size_t n = 4096;
+  ParticleSet p = make_plummer(n, 42);
+  ASSERT_EQ(p.size(), n);
+  expect_com_frame(p);
+  direct_reference(p, 1.0, Softening::plummer, 0.0);
+  const Diagnostics d = diagnostics(p);
+  const double sigma = 0.8 / std::sqrt(static_cast<double>(n));
+  EXPECT_NEAR(d.total, -0.25, 4 * sigma * 0.25 * 2);
+  EXPECT_NEAR(d.virial_ratio, 1.0, 4 * sigma * 2);
+  EXPECT_NEAR(d.kinetic, 0.25, 4 * sigma * 0.25);
+}
+
+TEST(InitialConditions, PlummerIsReproducibleBySeed) {
+  const ParticleSet a = make_plummer(100, 9), b = make_plummer(100, 9), c = make_plummer(100, 10);
+  EXPECT_EQ(a.x, b.x);
+  EXPECT_EQ(a.vz, b.vz);
+  EXPECT_NE(a.x, c.x);
+}
+
+TEST(InitialConditions, UniformSphereIsColdAndInsideRadius) {
+  ParticleSet p = make_uniform_sphere(2000, 5, 2.0);
+  expect_com_frame(p);
+  // Half the mass within R / 2^(1/3) for a uniform sphere: binomial noise sqrt(N)/2.
+  std::size_t inside = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double r = std::sqrt(p.x[i] * p.x[i] + p.y[i] * p.y[i] + p.z[i] * p.z[i]);
+    // Inside R plus the centre-of-mass shift, whose size is ~ sqrt(3/5) R / sqrt(N) (5 sigma).
+    EXPECT_LE(r, 2.0 * (1 + 5 * std::sqrt(0.6 / 2000)));
+    EXPECT_EQ(p.vx[i], 0.0);
+    if (r < 2.0 / std::cbrt(2.0)) ++inside;
+  }
+  EXPECT_NEAR(static_cast<double>(inside), 1000.0, 4 * std::sqrt(2000.0) / 2);
+}
+
+TEST(InitialConditions, KeplerOrbitElements) {
+  const double e = 0.5;
+  ParticleSet p = make_kepler(e);
+  expect_com_frame(p);
+  // Relative orbit: r = 1 + e at apocentre, specific energy -G M / (2 a) = -1/2.
+  const double dx = p.x[0] - p.x[1], dvy = p.vy[0] - p.vy[1];
+  EXPECT_NEAR(dx, 1 + e, 1e-15);
+  EXPECT_NEAR(0.5 * dvy * dvy - 1.0 / dx, -0.5, 1e-15);
+  EXPECT_THROW(make_kepler(1.0), std::invalid_argument);
+  EXPECT_THROW(make_plummer(0, 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hoshi

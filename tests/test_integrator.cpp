@@ -1,0 +1,150 @@
+// Leapfrog: second-order convergence, no secular energy drift, time reversibility.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "diagnostics/diagnostics.hpp"
+#include "ic/ic.hpp"
+#include "integrator/leapfrog.hpp"
+#include "run/simulation.hpp"
+
+namespace hoshi {
+namespace {
+
+SolverConfig double_direct() {
+  SolverConfig c;
+  c.solver = SolverKind::direct;
+  c.backend = Backend::cpu;
+  c.precision = Precision::float64;  // round-off far below the truncation errors measured here
+  return c;
+}
+
+struct KeplerRun {
+  double max_energy_error = 0;  // max over the run of |E - E0| / |E0|
+  double return_distance = 0;   // |x1(t_end) - x1(0)|
+};
+
+// e = 0.5, a = 1, G M = 1: period 2 pi.
+KeplerRun run_kepler(int steps_per_period, int periods) {
+  ParticleSet p = make_kepler(0.5);
+  const double x0 = p.x[0], y0 = p.y[0];
+  auto solver = make_solver(double_direct(), p.size());
+  Leapfrog lf(*solver);
+  lf.initialise(p);
+  const double e0 = diagnostics(p).total;
+  const double dt = 2 * std::numbers::pi / steps_per_period;
+  KeplerRun r;
+  for (int s = 0; s < steps_per_period * periods; ++s) {
+    lf.step(p, dt);
+    r.max_energy_error = std::max(r.max_energy_error, std::abs((diagnostics(p).total - e0) / e0));
+  }
+  r.return_distance = std::hypot(p.x[0] - x0, p.y[0] - y0);
+  return r;
+}
+
+TEST(Leapfrog, KeplerEnergyErrorIsSecondOrder) {
+  // The leapfrog's energy error is bounded and O(dt^2): it is the difference between H and
+  // the conserved modified Hamiltonian H~ = H + dt^2 H_2 + O(dt^4). Its size is set by the
+  // shortest time scale, the pericentre passage t_p = r_p / v_p = 0.5 / sqrt(3) = 0.289:
+  // |dE/E| <~ (dt / t_p)^2 (coefficient of H_2 is 1/12 or 1/24 of second derivatives).
+  const KeplerRun a = run_kepler(1000, 5);
+  const KeplerRun b = run_kepler(2000, 5);
+  const double t_p = 0.5 / std::sqrt(3.0);
+  const double dt = 2 * std::numbers::pi / 1000;
+  EXPECT_LT(a.max_energy_error, (dt / t_p) * (dt / t_p));
+  EXPECT_GT(a.max_energy_error, 0.0);
+  // Halving dt divides the error by 4 (second order): allow 3.5 to 4.5 for the O(dt^4) terms.
+  const double ratio = a.max_energy_error / b.max_energy_error;
+  EXPECT_GT(ratio, 3.5);
+  EXPECT_LT(ratio, 4.5);
+}
+
+TEST(Leapfrog, KeplerReturnsToStartAfterFivePeriods) {
+  // The orbit closes; the leapfrog's phase error after n periods is O(n dt^2) and also falls
+  // fourfold when dt halves. Absolute bound: the orbital phase lag n * 2 pi * (dt/t_p)^2 times
+  // the apocentre speed scale (|x| = 0.75 for the body of mass 1/2).
+  const KeplerRun a = run_kepler(1000, 5);
+  const KeplerRun b = run_kepler(2000, 5);
+  const double t_p = 0.5 / std::sqrt(3.0);
+  const double dt = 2 * std::numbers::pi / 1000;
+  EXPECT_LT(a.return_distance, 5 * 2 * std::numbers::pi * (dt / t_p) * (dt / t_p) * 0.75);
+  const double ratio = a.return_distance / b.return_distance;
+  EXPECT_GT(ratio, 3.5);
+  EXPECT_LT(ratio, 4.5);
+}
+
+TEST(Leapfrog, KeplerEnergyDoesNotDrift) {
+  // Symplectic: the energy error oscillates with the orbit and does not grow. Over 40 periods
+  // the largest error in the last 10 periods equals that of the first 10 within 10%.
+  ParticleSet p = make_kepler(0.5);
+  auto solver = make_solver(double_direct(), p.size());
+  Leapfrog lf(*solver);
+  lf.initialise(p);
+  const double e0 = diagnostics(p).total;
+  const int n = 500;
+  const double dt = 2 * std::numbers::pi / n;
+  double first = 0, last = 0;
+  for (int s = 0; s < 40 * n; ++s) {
+    lf.step(p, dt);
+    const double err = std::abs((diagnostics(p).total - e0) / e0);
+    if (s < 10 * n) first = std::max(first, err);
+    if (s >= 30 * n) last = std::max(last, err);
+  }
+  EXPECT_LT(last, 1.1 * first);
+  EXPECT_GT(last, 0.9 * first);
+}
+
+TEST(Leapfrog, ForwardThenBackwardReturnsToStart) {
+  // KDK is time-symmetric: n steps of +dt then n steps of -dt restore the state up to
+  // round-off, ~ steps * 2^-52 relative.
+  ParticleSet p = make_kepler(0.5);
+  const ParticleSet start = p;
+  auto solver = make_solver(double_direct(), p.size());
+  Leapfrog lf(*solver);
+  lf.initialise(p);
+  const int n = 2000;
+  for (int s = 0; s < n; ++s) lf.step(p, 0.01);
+  for (int s = 0; s < n; ++s) lf.step(p, -0.01);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_NEAR(p.x[i], start.x[i], 2 * n * 0x1.0p-52 * 10);
+    EXPECT_NEAR(p.y[i], start.y[i], 2 * n * 0x1.0p-52 * 10);
+    EXPECT_NEAR(p.vx[i], start.vx[i], 2 * n * 0x1.0p-52 * 10);
+    EXPECT_NEAR(p.vy[i], start.vy[i], 2 * n * 0x1.0p-52 * 10);
+  }
+}
+
+TEST(Leapfrog, PlummerEnergyErrorAfterOneTimeUnit) {
+  // Plummer N = 2048, eps = 0.05, float32 direct forces, dt = 1/128. The shortest dynamical
+  // time scale is set by the largest tidal frequency: the core, omega^2 = G M / a^3 with
+  // a = 3 pi / 16 (omega = 2.2), plus a softened close pair, omega^2 = G m / eps^3 (m = 1/2048:
+  // omega = 2.0). The leapfrog's energy error is then |dE/E| <~ (omega dt)^2 / 8 (the
+  // modified-Hamiltonian term), plus float round-off of ~1e-6.
+  ParticleSet p = make_plummer(2048, 3);
+  RunConfig cfg;
+  cfg.t_end = 1.0;
+  cfg.dt = 1.0 / 128;
+  cfg.solver.solver = SolverKind::direct;
+  cfg.solver.backend = Backend::cpu;
+  cfg.solver.eps = 0.05;
+  const RunResult r = run_simulation(p, cfg, nullptr);
+  const double a = 3 * std::numbers::pi / 16;
+  const double omega2 = 1.0 / (a * a * a) + (1.0 / 2048) / std::pow(0.05, 3);
+  const double bound = omega2 * cfg.dt * cfg.dt / 8 + 1e-6;
+  EXPECT_LT(std::abs(r.rel_energy_error), bound);
+  EXPECT_EQ(r.steps, 128u);
+  EXPECT_NEAR(r.time, 1.0, 1e-15);
+}
+
+TEST(Leapfrog, AdaptiveStepFollowsFormula) {
+  ParticleSet p = make_kepler(0.5);
+  auto solver = make_solver(double_direct(), p.size());
+  solver->compute(p);
+  const double amax = std::hypot(p.ax[0], p.ay[0], p.az[0]);  // both bodies feel equal |a|
+  EXPECT_DOUBLE_EQ(adaptive_dt(p, 0.1, 0.01), 0.1 * std::sqrt(0.01 / amax));
+  EXPECT_THROW(adaptive_dt(p, 0.1, 0.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hoshi
