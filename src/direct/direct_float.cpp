@@ -5,12 +5,10 @@
 // kRegs registers of kWidth targets (3 x 16 = 48 on AVX-512) in registers with their
 // accumulators; each source is broadcast and interacts with all of them. Sources come in
 // tiles of kTile (32 KiB of float SoA, inside the 48 KiB L1) that every group of a thread
-// walks before the next tile. OpenMP splits the groups statically between threads.
+// walks before the next tile. OpenMP hands out chunks of kChunkGroups groups dynamically.
 //
 // The pair arithmetic is the shared HOSTDEV template (plummer_pair, spline_pair in
 // physics/softening.hpp) instantiated with Real = simd::VecF; nothing here repeats it.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -28,6 +26,7 @@ constexpr int kWidth = simd::kWidth;
 constexpr int kRegs = 3;                        // target registers per group
 constexpr std::size_t kGroup = kRegs * kWidth;  // targets per group
 constexpr std::size_t kTile = 2048;             // sources per tile: 2048 x 16 B = 32 KiB
+constexpr std::size_t kChunkGroups = 4;         // groups per OpenMP work item (192 targets)
 
 // The two pair kernels, as functors over VecF calling the shared physics. A source's mass is
 // multiplied by kMassScale once per source and the accelerations accumulated in registers are
@@ -143,11 +142,14 @@ void direct_all(const Kernel& kern, bool mask_self, LocalFloat& f, std::size_t n
   const std::size_t ngroups = f.x.size() / kGroup;
   const FloatSources src{f.x.data(), f.y.data(), f.z.data(), f.m.data(), n};
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel if (n > 256)  // below that, thread start-up costs more than it saves
-  {
-    const std::size_t nt = static_cast<std::size_t>(omp_get_num_threads());
-    const std::size_t t = static_cast<std::size_t>(omp_get_thread_num());
-    const std::size_t g0 = ngroups * t / nt, g1 = ngroups * (t + 1) / nt;
+  const std::ptrdiff_t nchunks =
+      static_cast<std::ptrdiff_t>((ngroups + kChunkGroups - 1) / kChunkGroups);
+  // Dynamic chunks: a thread that loses its core to another process does not hold up the
+  // rest. Below n = 256 thread start-up costs more than it saves.
+#pragma omp parallel for schedule(dynamic, 1) if (n > 256)
+  for (std::ptrdiff_t c = 0; c < nchunks; ++c) {
+    const std::size_t g0 = static_cast<std::size_t>(c) * kChunkGroups;
+    const std::size_t g1 = std::min(ngroups, g0 + kChunkGroups);
     for (std::ptrdiff_t s0 = 0; s0 < nn; s0 += static_cast<std::ptrdiff_t>(kTile)) {
       const std::ptrdiff_t s1 = std::min(nn, s0 + static_cast<std::ptrdiff_t>(kTile));
       for (std::size_t g = g0; g < g1; ++g) {
