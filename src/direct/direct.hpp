@@ -35,7 +35,8 @@ void direct_reference(ParticleSet& p, double G, Softening kernel, double eps);
 // physics templates plummer_pair / spline_pair; OpenMP over blocks of targets.
 // eps > 0: the self pair is evaluated (zero force, potential -m_i/eps) and its potential is
 // removed afterwards. eps == 0: the self pair is masked out; two distinct particles whose
-// float32 positions coincide throw std::invalid_argument (their force would be inf/NaN).
+// float32 positions coincide throw std::invalid_argument naming them (their force would be
+// inf/NaN), so callers need no O(N log N) check beforehand.
 // Returns the number of particle-particle interactions, N (N - 1).
 std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps);
 

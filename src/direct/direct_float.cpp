@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/checks.hpp"
 #include "direct/direct.hpp"
 #include "direct/simd.hpp"
 
@@ -251,8 +252,10 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     finite = finite && std::isfinite(f.ax[i] + f.ay[i] + f.az[i] + f.pot[i]);
   }
   if (!finite) {
-    // Distinct in double (the solver checks that) but equal after rounding to float32
-    // relative to the box centre, or a force beyond the float range.
+    // Coincident particles with eps == 0: name them (only on this error path, O(N log N)).
+    if (!soft) require_distinct_positions(p);
+    // Distinct in double but equal after rounding to float32 relative to the box centre, or
+    // a force beyond the float range.
     std::ostringstream msg;
     msg << "direct float32 kernel: non-finite force with softening " << eps
         << " (particles closer than float32 resolves); use --softening > 0 or --precision double";
