@@ -73,8 +73,8 @@ HOSTDEV inline void spline_kernel(Real r2, Real h_inv, Mask valid, Real& f, Real
   const Real p_in =
       h_inv * (Real(-2.8) + u2 * (Real(5.333333333333) + u2 * (Real(6.4) * u - Real(9.6))));
   // 1/2 <= u < 1 (u >= 1/2 here, so 1/u^3 is finite)
-  const Real u_safe = select(u > Real(0.25), u, Real(1));
-  const Real u_inv = Real(1) / u_safe;
+  // 1/u = h / r = h inv_r: no division per pair (h = 1/h_inv is loop-invariant in a kernel).
+  const Real u_inv = select(u > Real(0.25), (Real(1) / h_inv) * inv_r, Real(1));
   const Real f_mid =
       h_inv3 * (Real(21.333333333333) - Real(48.0) * u + Real(38.4) * u2 -
                 Real(10.666666666667) * u2 * u - Real(0.066666666667) * u_inv * u_inv * u_inv);
