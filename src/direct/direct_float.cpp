@@ -240,17 +240,10 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     direct_all(PlummerKernel{VecF(s.eps2)}, !soft, f, n);
   }
 
+  // Check before writing, so that on an error p keeps its previous accelerations.
   bool finite = true;
-  for (std::size_t i = 0; i < n; ++i) {
-    // With softening the self pair was included: zero force and potential -m_i/eps for both
-    // kernels. Remove it.
-    const double pot = soft ? double(f.pot[i]) + p.m[i] / eps : double(f.pot[i]);
-    p.ax[i] = G * f.ax[i];
-    p.ay[i] = G * f.ay[i];
-    p.az[i] = G * f.az[i];
-    p.pot[i] = G * pot;
+  for (std::size_t i = 0; i < n; ++i)
     finite = finite && std::isfinite(f.ax[i] + f.ay[i] + f.az[i] + f.pot[i]);
-  }
   if (!finite) {
     // Coincident particles with eps == 0: name them (only on this error path, O(N log N)).
     if (!soft) require_distinct_positions(p);
@@ -260,6 +253,15 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     msg << "direct float32 kernel: non-finite force with softening " << eps
         << " (particles closer than float32 resolves); use --softening > 0 or --precision double";
     throw std::invalid_argument(msg.str());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    // With softening the self pair was included: zero force and potential -m_i/eps for both
+    // kernels. Remove it.
+    const double pot = soft ? double(f.pot[i]) + p.m[i] / eps : double(f.pot[i]);
+    p.ax[i] = G * f.ax[i];
+    p.ay[i] = G * f.ay[i];
+    p.az[i] = G * f.az[i];
+    p.pot[i] = G * pot;
   }
   return static_cast<std::uint64_t>(n) * (n - 1);
 }
