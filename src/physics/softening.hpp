@@ -61,9 +61,9 @@ HOSTDEV inline void plummer_pair_scaled(Real dx, Real dy, Real dz, Real m_half, 
 // radius h, given as h_inv = 1/h. Returned for unit mass; Newtonian for r >= h.
 template <class Real, class Mask>
 HOSTDEV inline void spline_kernel(Real r2, Real h_inv, Mask valid, Real& f, Real& phi) {
-  // r = 0 (a self pair, or coincident particles with eps > 0) takes 1/r = 1, not inf, so that
-  // r = r2 / r = 0 and u = 0 select the finite inner branch: phi(0) = -1/eps, f d = 0.
-  const Real inv_r = select(valid, rsqrt(select(r2 > Real(0), r2, Real(1))), Real(0));
+  // r = 0 (a coincident pair) is finite for the spline: u = 0 picks the inner branch.
+  const auto nonzero = r2 > Real(0);
+  const Real inv_r = select(nonzero, rsqrt(select(nonzero, r2, Real(1))), Real(0));
   const Real r = r2 * inv_r;
   const Real u = r * h_inv;
   const Real h_inv3 = h_inv * h_inv * h_inv;
