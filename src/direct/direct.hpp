@@ -28,12 +28,50 @@ void direct_reference(const ParticleSet& p, double G, Softening kernel, double e
 // The same for every particle, written into p.ax, p.ay, p.az, p.pot.
 void direct_reference(ParticleSet& p, double G, Softening kernel, double eps);
 
-// Fast float32 direct summation into p.ax.. p.pot. Positions are taken relative to the
-// centre of the bounding box in double, then rounded to float; sources are processed in
-// L1-sized tiles; explicit SIMD (see direct_simd.cpp). Returns the number of interactions.
+// Fast float32 direct summation into p.ax.. p.pot (G applied, self term excluded).
+// Positions are taken relative to the centre of the bounding box (difference in double, then
+// rounded to float); sources are processed in L1-sized tiles; explicit SIMD across targets
+// (simd::VecF, 3 registers of targets against one broadcast source) running the shared
+// physics templates plummer_pair / spline_pair; OpenMP over blocks of targets.
+// eps > 0: the self pair is evaluated (zero force, potential -m_i/eps) and its potential is
+// removed afterwards. eps == 0: the self pair is masked out; two distinct particles whose
+// float32 positions coincide throw std::invalid_argument naming them (their force would be
+// inf/NaN), so callers need no O(N log N) check beforehand.
+// Returns the number of particle-particle interactions, N (N - 1).
 std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps);
 
-// Name of the SIMD path compiled in ("avx512", "avx2" or "scalar").
+// Name of the SIMD path compiled in ("avx512", "avx2" or "scalar"), simd::kName.
 const char* direct_simd_name();
+
+// Float32 structure-of-arrays views for direct_block_float. Positions of targets and sources
+// must be in one common local frame (for example relative to a cell or box centre).
+struct FloatSources {
+  const float* x;
+  const float* y;
+  const float* z;
+  const float* m;
+  std::size_t n;
+};
+struct FloatTargets {
+  const float* x;
+  const float* y;
+  const float* z;
+  float* ax;  // accumulators, added to (+=)
+  float* ay;
+  float* az;
+  float* pot;
+  std::size_t n;
+};
+
+// The SIMD block kernel behind direct_float, for reuse (tree group walks: a group's targets
+// against its interaction list): adds to t.ax.. t.pot, for every target, the sum over every
+// source of m f d and m phi (the shared pair kernel of `s`; G not applied). Any t.n and
+// src.n; no alignment needed. Pairs at zero distance:
+//   s.eps2 > 0 (softened): evaluated like any pair, zero force and potential -m/eps; a caller
+//     that passes a target among the sources removes that self term itself;
+//   eps == 0: skipped when skip_zero_distance is true (costs a compare per pair), otherwise
+//     they produce inf/NaN, so pass true whenever a target may be among the sources.
+void direct_block_float(const SofteningParams<float>& s, const FloatTargets& t,
+                        const FloatSources& src, bool skip_zero_distance);
 
 }  // namespace hoshi

@@ -60,8 +60,18 @@ inline Mask operator<(VecF a, VecF b) {
 inline Mask operator>(VecF a, VecF b) {
   return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_GT_OQ)};
 }
+inline Mask operator!=(VecF a, VecF b) {
+  return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_NEQ_UQ)};
+}
 inline VecF fma(VecF a, VecF b, VecF c) {
   return _mm512_fmadd_ps(a.v, b.v, c.v);
+}
+inline VecF mul_add(VecF a, VecF b, VecF c) {
+  return _mm512_fmadd_ps(a.v, b.v, c.v);
+}
+// 0, 1, ..., kWidth - 1
+inline VecF lane_index() {
+  return _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 inline VecF select(Mask m, VecF a, VecF b) {
   return _mm512_mask_blend_ps(m.k, b.v, a.v);
@@ -70,13 +80,26 @@ inline VecF select(bool m, VecF a, VecF b) {
   return m ? a : b;
 }
 inline VecF rsqrt(VecF x) {
-  const __m512 y = _mm512_rsqrt14_ps(x.v);
+  // maskz form with a full mask: the same instruction, but avoids GCC 12's false
+  // -Wmaybe-uninitialized on _mm512_undefined_ps inside _mm512_rsqrt14_ps.
+  const __m512 y = _mm512_maskz_rsqrt14_ps(__mmask16(0xFFFF), x.v);
   const __m512 xy2 = _mm512_mul_ps(_mm512_mul_ps(x.v, y), y);
   return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), y),
                        _mm512_sub_ps(_mm512_set1_ps(3.0f), xy2));
 }
+inline VecF rsqrt_estimate(VecF x) {
+  return _mm512_maskz_rsqrt14_ps(__mmask16(0xFFFF), x.v);
+}
 inline float reduce_add(VecF a) {
-  return _mm512_reduce_add_ps(a.v);
+  // By hand rather than _mm512_reduce_add_ps, which trips GCC 12's -Wuninitialized.
+  const __m256 lo = _mm512_castps512_ps256(a.v);
+  const __m256 hi =
+      _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(__mmask8(0xFF), _mm512_castps_pd(a.v), 1));
+  const __m256 s8 = _mm256_add_ps(lo, hi);
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+  return _mm_cvtss_f32(s);
 }
 
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -122,8 +145,17 @@ inline Mask operator<(VecF a, VecF b) {
 inline Mask operator>(VecF a, VecF b) {
   return {_mm256_cmp_ps(a.v, b.v, _CMP_GT_OQ)};
 }
+inline Mask operator!=(VecF a, VecF b) {
+  return {_mm256_cmp_ps(a.v, b.v, _CMP_NEQ_UQ)};
+}
 inline VecF fma(VecF a, VecF b, VecF c) {
   return _mm256_fmadd_ps(a.v, b.v, c.v);
+}
+inline VecF mul_add(VecF a, VecF b, VecF c) {
+  return _mm256_fmadd_ps(a.v, b.v, c.v);
+}
+inline VecF lane_index() {
+  return _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
 }
 inline VecF select(Mask m, VecF a, VecF b) {
   return _mm256_blendv_ps(b.v, a.v, m.k);
@@ -136,6 +168,9 @@ inline VecF rsqrt(VecF x) {
   const __m256 xy2 = _mm256_mul_ps(_mm256_mul_ps(x.v, y), y);
   return _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
                        _mm256_sub_ps(_mm256_set1_ps(3.0f), xy2));
+}
+inline VecF rsqrt_estimate(VecF x) {
+  return _mm256_rsqrt_ps(x.v);
 }
 inline float reduce_add(VecF a) {
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(a.v), _mm256_extractf128_ps(a.v, 1));
@@ -183,13 +218,25 @@ inline bool operator<(VecF a, VecF b) {
 inline bool operator>(VecF a, VecF b) {
   return a.v > b.v;
 }
+inline bool operator!=(VecF a, VecF b) {
+  return a.v != b.v;
+}
 inline VecF fma(VecF a, VecF b, VecF c) {
   return a.v * b.v + c.v;
+}
+inline VecF mul_add(VecF a, VecF b, VecF c) {
+  return a.v * b.v + c.v;
+}
+inline VecF lane_index() {
+  return 0.0f;
 }
 inline VecF select(bool m, VecF a, VecF b) {
   return m ? a : b;
 }
 inline VecF rsqrt(VecF x) {
+  return 1.0f / __builtin_sqrtf(x.v);
+}
+inline VecF rsqrt_estimate(VecF x) {
   return 1.0f / __builtin_sqrtf(x.v);
 }
 inline float reduce_add(VecF a) {

@@ -35,5 +35,20 @@ template <class Real>
 HOSTDEV inline Real select(bool c, Real a, Real b) {
   return c ? a : b;
 }
+// a * b + c; SIMD types map it to one fused multiply-add, scalar code leaves the choice to
+// the compiler (contraction), so results agree with a * b + c to within one rounding.
+template <class Real>
+HOSTDEV inline Real mul_add(Real a, Real b, Real c) {
+  return a * b + c;
+}
+// A starting value y ~ 1/sqrt(x) for one Newton step y (3 - x y^2) / 2. Scalar code returns the
+// correctly rounded value (the Newton step then changes it by an ulp at most); SIMD types
+// return the hardware estimate (2^-14 relative on AVX-512, 2^-12 on AVX2).
+HOSTDEV inline float rsqrt_estimate(float x) {
+  return rsqrt(x);
+}
+HOSTDEV inline double rsqrt_estimate(double x) {
+  return rsqrt(x);
+}
 
 }  // namespace hoshi

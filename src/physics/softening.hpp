@@ -36,6 +36,29 @@ HOSTDEV inline void plummer_pair(Real dx, Real dy, Real dz, Real m, Real eps2, M
   pot -= m_inv;
 }
 
+// The Plummer pair in an FMA-friendly scaled form for SIMD kernels (same physics as
+// plummer_pair, 19 vector operations per pair on AVX-512 instead of 21). The Newton step of
+// the reciprocal square root is written out so that its constants fold into the inputs
+// and the accumulators:
+//   y  = rsqrt_estimate(r2),  y2 = y (3 - r2 y^2)       = 2 / sqrt(r2)  (one Newton step)
+//   pot  -= m_half y2             = m / sqrt(r2)
+//   a4   += m_half y2 y2^2 d      = 4 m d / r2^(3/2)
+// The caller passes m_half = m / 2 and accumulates a4 = 4 a; multiplying a4 by 1/4 at the end
+// is exact. valid == false contributes zero (y = 0 gives y2 = 0).
+template <class Real, class Mask>
+HOSTDEV inline void plummer_pair_scaled(Real dx, Real dy, Real dz, Real m_half, Real eps2,
+                                        Mask valid, Real& ax4, Real& ay4, Real& az4, Real& pot) {
+  const Real r2 = mul_add(dz, dz, mul_add(dy, dy, mul_add(dx, dx, eps2)));
+  const Real y = select(valid, rsqrt_estimate(r2), Real(0));
+  const Real y2 = y * (Real(3) - (r2 * y) * y);
+  const Real m_inv = m_half * y2;
+  const Real m_inv3_4 = m_inv * (y2 * y2);
+  ax4 = mul_add(m_inv3_4, dx, ax4);
+  ay4 = mul_add(m_inv3_4, dy, ay4);
+  az4 = mul_add(m_inv3_4, dz, az4);
+  pot -= m_inv;
+}
+
 // Cubic-spline (Gadget) force factor f and potential phi for squared distance r2 and kernel
 // radius h, given as h_inv = 1/h. Returned for unit mass; Newtonian for r >= h.
 template <class Real, class Mask>
@@ -52,8 +75,8 @@ HOSTDEV inline void spline_kernel(Real r2, Real h_inv, Mask valid, Real& f, Real
   const Real p_in =
       h_inv * (Real(-2.8) + u2 * (Real(5.333333333333) + u2 * (Real(6.4) * u - Real(9.6))));
   // 1/2 <= u < 1 (u >= 1/2 here, so 1/u^3 is finite)
-  const Real u_safe = select(u > Real(0.25), u, Real(1));
-  const Real u_inv = Real(1) / u_safe;
+  // 1/u = h / r = h inv_r: no division per pair (h = 1/h_inv is loop-invariant in a kernel).
+  const Real u_inv = select(u > Real(0.25), (Real(1) / h_inv) * inv_r, Real(1));
   const Real f_mid =
       h_inv3 * (Real(21.333333333333) - Real(48.0) * u + Real(38.4) * u2 -
                 Real(10.666666666667) * u2 * u - Real(0.066666666667) * u_inv * u_inv * u_inv);

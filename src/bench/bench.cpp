@@ -1,0 +1,104 @@
+#include "bench/bench.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <stdexcept>
+
+#include "core/timer.hpp"
+#include "direct/simd.hpp"
+#include "io/atomic_file.hpp"
+
+namespace hoshi {
+
+double BenchRow::interactions_per_second() const {
+  return seconds > 0 ? double(pp + pc) / seconds : 0.0;
+}
+
+double BenchRow::gflops() const {
+  return interactions_per_second() * kFlopsPerInteraction * 1e-9;
+}
+
+BenchRow time_force(GravitySolver& solver, ParticleSet& p, int repeat) {
+  if (repeat < 1) throw std::invalid_argument("invalid --repeat " + std::to_string(repeat));
+  solver.compute(p);  // warm-up: page faults, thread start-up, caches
+  std::vector<std::pair<double, ForceStats>> runs;
+  for (int r = 0; r < repeat; ++r) {
+    Stopwatch sw;
+    ForceStats st = solver.compute(p);
+    runs.emplace_back(sw.seconds(), std::move(st));
+  }
+  std::sort(runs.begin(), runs.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Median; for an even count the lower middle, so that the row is one real run.
+  const auto& mid = runs[(runs.size() - 1) / 2];
+  BenchRow row;
+  row.solver = solver.name();
+  row.backend = solver.backend();
+  row.n = p.size();
+  row.threads = omp_get_max_threads();
+  row.seconds = mid.first;
+  row.pp = mid.second.pp;
+  row.pc = mid.second.pc;
+  row.phases = mid.second.seconds;
+  return row;
+}
+
+double measure_peak_gflops(int threads, double seconds) {
+  using simd::VecF;
+  constexpr int kChains = 12;  // > FMA latency (4) x FMA units (2): no dependency stalls
+  constexpr long kBlock = 1 << 14;
+  double total = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+  {
+    VecF a[kChains];
+    for (int i = 0; i < kChains; ++i) a[i] = VecF(1.0f + 1e-3f * float(i));
+    const VecF b(0.9999f), c(1e-4f);  // a -> 1: no overflow, no denormals
+    // Each thread's best rate over short slices (~1 ms): a slice in which the thread was
+    // preempted by other processes does not count, so the figure is the hardware's.
+    double best = 0;
+    Stopwatch total_time;
+#pragma omp barrier
+    while (total_time.seconds() < seconds) {
+      Stopwatch sw;
+      for (long k = 0; k < kBlock; ++k)
+        for (int i = 0; i < kChains; ++i) a[i] = fma(a[i], b, c);
+      // The chains' values are observed here, so the compiler must compute them.
+      __asm__ volatile("" : : "r"(a) : "memory");
+      best = std::max(best, double(kBlock) * kChains * simd::kWidth * 2 / sw.seconds());
+    }
+    total += best;
+  }
+  return total * 1e-9;
+}
+
+void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
+                     double peak_gflops) {
+  io::write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream out(tmp);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    out << "solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,"
+           "seconds_keys,seconds_sort,seconds_build,seconds_moments,seconds_walk,"
+           "pp_per_particle,pc_per_particle\n";
+    out << std::setprecision(6);
+    for (const BenchRow& r : rows) {
+      auto phase = [&](const char* key) {
+        const auto it = r.phases.find(key);
+        return it == r.phases.end() ? 0.0 : it->second;
+      };
+      const double n = double(r.n);
+      out << r.solver << ',' << r.backend << ',' << r.n << ',' << r.threads << ',' << r.seconds
+          << ',' << r.interactions_per_second() << ',' << r.gflops() << ','
+          << (peak_gflops > 0 ? r.gflops() / peak_gflops : 0.0) << ',' << phase("keys") << ','
+          << phase("sort") << ',' << phase("build") << ',' << phase("moments") << ','
+          << phase("walk") << ',' << double(r.pp) / n << ',' << double(r.pc) / n << '\n';
+    }
+    out.close();
+    if (!out) throw std::runtime_error("error writing " + tmp);
+  });
+}
+
+}  // namespace hoshi

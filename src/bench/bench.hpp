@@ -1,0 +1,51 @@
+// Timing of one force evaluation, for `hoshi bench` (src/cli/cmd_bench.cpp).
+//
+// Rates: an interaction is one particle-particle (pp) or particle-cell (pc) term; GFLOP/s
+// counts 20 floating-point operations per interaction, the customary direct-summation
+// figure (Nyland, Harris & Prins, GPU Gems 3 ch. 31: 3 differences, 6 for r^2 + eps^2, 1/sqrt
+// counted as one, 3 for m/r^3, 6 for the acceleration and 1 for the potential).
+// Peak: float32 FLOP/s of the threads used, cores x FMA units x SIMD width x 2 x clock; on the
+// 2-core AVX-512 development machine 2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s.
+// measure_peak_gflops() measures that product with a dense FMA loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/particle_set.hpp"
+#include "solver/solver.hpp"
+
+namespace hoshi {
+
+inline constexpr double kFlopsPerInteraction = 20.0;
+
+struct BenchRow {
+  std::string solver, backend;
+  std::size_t n = 0;
+  int threads = 1;
+  double seconds = 0;  // median over the repeats of GravitySolver::compute
+  std::uint64_t pp = 0, pc = 0;
+  PhaseTimes phases;  // ForceStats::seconds of the run whose time is the median
+  double interactions_per_second() const;
+  double gflops() const;
+};
+
+// Times solver.compute(p): one warm-up call, then `repeat` timed calls; the median wall time.
+// repeat >= 1.
+BenchRow time_force(GravitySolver& solver, ParticleSet& p, int repeat);
+
+// float32 GFLOP/s of a dense, latency-free FMA loop on simd::VecF (2 flops per lane per FMA)
+// run on `threads` OpenMP threads for about `seconds`.
+double measure_peak_gflops(int threads, double seconds = 0.2);
+
+// CSV, one row per BenchRow, header
+// solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,
+// seconds_keys,seconds_sort,seconds_build,seconds_moments,seconds_walk,pp_per_particle,
+// pc_per_particle. Written through io::write_atomically (a temporary file next to PATH,
+// renamed into place), so a failure never leaves a half-written file; throws
+// std::runtime_error if PATH cannot be written.
+void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
+                     double peak_gflops);
+
+}  // namespace hoshi

@@ -1,0 +1,182 @@
+// hoshi bench: the timing helper, the CSV it writes and its command-line errors.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bench.hpp"
+#include "ic/ic.hpp"
+
+namespace hoshi {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int status;
+  std::string out;
+};
+
+// Runs `hoshi ARGS` with stdout and stderr captured; returns the exit status.
+CliRun hoshi(const std::string& args) {
+  const fs::path log =
+      fs::temp_directory_path() / ("hoshi_bench_test_" + std::to_string(::getpid()) + ".log");
+  const std::string cmd = std::string(HOSHI_EXE) + " " + args + " > " + log.string() + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream in(log);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  fs::remove(log);
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
+}
+
+std::vector<std::vector<std::string>> read_csv(const fs::path& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+fs::path scratch_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("hoshi_" + name + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+TEST(Bench, CsvRowsAreConsistent) {
+  const fs::path dir = scratch_dir("bench_csv");
+  const fs::path csv = dir / "b.csv";
+  const CliRun r = hoshi(
+      "bench -n 100,250 --repeat 3 --softening 0.01 --threads 2 "
+      "--peak-gflops 480 --csv " +
+      csv.string());
+  ASSERT_EQ(r.status, 0) << r.out;
+  // Only the CSV itself: no temporary file left beside it.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  const auto rows = read_csv(csv);
+  ASSERT_EQ(rows.size(), 3u);
+  const std::vector<std::string> header = {
+      "solver",       "backend",         "n",
+      "threads",      "seconds",         "interactions_per_second",
+      "gflops",       "peak_fraction",   "seconds_keys",
+      "seconds_sort", "seconds_build",   "seconds_moments",
+      "seconds_walk", "pp_per_particle", "pc_per_particle"};
+  EXPECT_EQ(rows[0], header);
+  const double ns[] = {100, 250};
+  for (int k = 0; k < 2; ++k) {
+    const auto& row = rows[k + 1];
+    ASSERT_EQ(row.size(), header.size());
+    EXPECT_EQ(row[0], "direct");
+    EXPECT_EQ(row[1], "cpu");
+    EXPECT_EQ(std::stod(row[2]), ns[k]);
+    EXPECT_EQ(row[3], "2");
+    const double n = ns[k], seconds = std::stod(row[4]), ips = std::stod(row[5]);
+    const double gflops = std::stod(row[6]), fraction = std::stod(row[7]);
+    ASSERT_GT(seconds, 0);
+    // Printed with 6 significant digits: relations hold to 1e-5 relative.
+    EXPECT_NEAR(ips, n * (n - 1) / seconds, 1e-5 * ips);
+    EXPECT_NEAR(gflops, 20 * ips * 1e-9, 1e-5 * gflops);
+    EXPECT_NEAR(fraction, gflops / 480, 1e-5 * fraction);
+    for (int c = 8; c <= 12; ++c) EXPECT_EQ(std::stod(row[c]), 0.0) << header[c];
+    EXPECT_EQ(std::stod(row[13]), n - 1);
+    EXPECT_EQ(std::stod(row[14]), 0.0);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
+  const fs::path dir = scratch_dir("bench_bad");
+  const fs::path csv = dir / "b.csv";
+  const std::string tail = " --peak-gflops 1 --csv " + csv.string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"-n 0", "-n"},
+      {"-n 100,x", "-n"},
+      {"--repeat 0", "--repeat"},
+      {"--softening -1", "--softening"},
+      {"--solver warp", "--solver"},
+      {"--threads -1", "--threads"},
+      {"--repeat 2x", "--repeat"},
+      {"--no-such-option", "no-such-option"},
+  };
+  for (const auto& [args, mention] : cases) {
+    const CliRun r = hoshi("bench -n 50 " + args + tail);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find(mention), std::string::npos) << args << ": " << r.out;
+    EXPECT_FALSE(fs::exists(csv)) << args;
+  }
+  // A CSV in a missing directory is refused before any timing.
+  CliRun r = hoshi("bench -n 50 --peak-gflops 1 --csv " + (dir / "missing" / "b.csv").string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  // An existing CSV is not replaced without --overwrite.
+  std::ofstream(csv) << "keep\n";
+  r = hoshi("bench -n 50 --peak-gflops 1 --csv " + csv.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--csv"), std::string::npos) << r.out;
+  r = hoshi("bench -n 50 --peak-gflops 1 --overwrite --csv " + csv.string());
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(read_csv(csv).size(), 2u);
+  fs::remove_all(dir);
+}
+
+// A solver that counts its calls and reports a fixed number of interactions per call.
+class CountingSolver final : public GravitySolver {
+ public:
+  int calls = 0;
+  ForceStats compute(ParticleSet& p) override {
+    ++calls;
+    ForceStats st;
+    st.pp = p.size() * 3;
+    st.pc = 7;
+    st.seconds["walk"] = 0.5;
+    return st;
+  }
+  std::string name() const override { return "tree"; }
+  std::string backend() const override { return "cpu"; }
+};
+
+TEST(Bench, TimeForceWarmsUpThenRepeats) {
+  ParticleSet p = make_plummer(10, 1);
+  CountingSolver s;
+  const BenchRow row = time_force(s, p, 4);
+  EXPECT_EQ(s.calls, 5);  // one warm-up + 4 timed
+  EXPECT_EQ(row.n, 10u);
+  EXPECT_EQ(row.pp, 30u);
+  EXPECT_EQ(row.pc, 7u);
+  EXPECT_EQ(row.phases.at("walk"), 0.5);
+  EXPECT_EQ(row.solver, "tree");
+  EXPECT_THROW(time_force(s, p, 0), std::invalid_argument);
+}
+
+TEST(Bench, CsvWriteFailureLeavesNoFile) {
+  const fs::path dir = scratch_dir("bench_fail");
+  // The target is an existing directory: the rename fails and nothing is left behind.
+  fs::create_directories(dir / "taken");
+  BenchRow row;
+  row.solver = "direct";
+  row.backend = "cpu";
+  row.n = 4;
+  row.seconds = 1;
+  EXPECT_THROW(write_bench_csv((dir / "taken").string(), {row}, 1.0), std::runtime_error);
+  EXPECT_TRUE(fs::is_directory(dir / "taken"));
+  // Nothing but the directory that was there.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace hoshi
