@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The default run: a 16384-particle Plummer sphere in Henon units for 10 time units, with the
+# The default run, at 16384 particles: a Plummer sphere in Henon units for 10 time units, with the
 # energy error printed and a rendered image of the final state (OUT/frame_001.png).
 # Usage: examples/plummer.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi)
 set -euo pipefail

@@ -24,6 +24,7 @@ jobs="${JOBS:-$(nproc)}"
 # ---- system packages (only those that are absent) ---------------------------------------
 apt_packages=(build-essential cmake pkg-config libeigen3-dev libcxxopts-dev libgtest-dev
   libgmock-dev libbenchmark-dev libhdf5-dev hdf5-tools libpng-dev libyaml-cpp-dev clang
+  libclang-rt-14-dev
   python3 python3-venv python3-pip)
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -387,7 +387,7 @@ int cmd_run(int argc, char** argv) {
 
   cxxopts::Options o("hoshi run",
                      "Run a collisionless N-body simulation with the leapfrog (kick-drift-kick) "
-                     "integrator. Defaults: a 16384-particle Plummer sphere in Henon units "
+                     "integrator. Defaults: an 8192-particle Plummer sphere in Henon units "
                      "(G = M = 1, E = -1/4) for 10 time units (about 3.5 crossing times).\n"
                      "Options may also come from a YAML parameter file (hoshi run params.yml); "
                      "the command line overrides it. See docs/io.md.");

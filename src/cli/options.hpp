@@ -30,7 +30,7 @@ void add_solver_options(cxxopts::Options& options, const std::string& default_ep
 SolverConfig solver_config(const cxxopts::ParseResult& r);
 
 // --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
-void add_ic_options(cxxopts::Options& options, const std::string& default_n = "16384");
+void add_ic_options(cxxopts::Options& options, const std::string& default_n = "8192");
 ParticleSet initial_conditions(const cxxopts::ParseResult& r);
 // The model names --ic accepts (anything else is read as a file).
 std::vector<std::string> model_names();
