@@ -70,7 +70,7 @@ class CudaDirectSolver final : public GravitySolver {
       p.pot[i] = h_pos_[i].w;
     }
     st.seconds["download"] = sw.seconds();
-    st.pp = static_cast<std::uint64_t>(n) * n;  // as evaluated, the self-pair included
+    st.pp = n > 0 ? static_cast<std::uint64_t>(n) * (n - 1) : 0;  // distinct pairs, as on the CPU
     st.total_seconds = total.seconds();
     return st;
   }
