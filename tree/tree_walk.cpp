@@ -287,7 +287,9 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
             plummer_pair(dx, dy, dz, m, eps2, true, ax[b], ay[b], az[b], pot[b]);
         } else {
           const auto valid = dx * dx + dy * dy + dz * dz > VecF(0.0f);
-          plummer_pair(dx, dy, dz, m, VecF(0.0f), valid, ax[b], ay[b], az[b], pot[b]);
+          // eps2 = -0: r2 + (-0) == r2 exactly, which the compiler may fold (it may not fold
+          // r2 + 0, which turns -0 into +0): one add fewer per pair.
+          plummer_pair(dx, dy, dz, m, VecF(-0.0f), valid, ax[b], ay[b], az[b], pot[b]);
         }
       }
     }
