@@ -101,9 +101,14 @@ GroupBox group_box(const TreeView& t, const Group& g) {
           0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
 }
 
-void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion criterion,
-                            double alpha_a, InteractionList& list) {
-  list.clear();
+namespace {
+
+// The group walk itself: visitor.cell(i) for every accepted node, visitor.leaf(i) for every
+// opened leaf, in pre-order. A node is accepted when its criterion holds at the nearest point
+// of the box (so for every particle inside).
+template <class Visitor>
+inline void walk_group_visit(const TreeView& t, const GroupBox& b, Criterion criterion,
+                             double alpha_a, Visitor& visitor) {
   // The kernels see positions relative to the group centre in float, resolved to ~2^-24 of
   // the group size. A cell closer than 2^-20 of the group size (possible with bmax, whose
   // r_crit is 0 for a one-particle node) could round onto a target and make r = 0 in a cell
@@ -122,15 +127,30 @@ void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion crit
     const double ez = std::max(std::abs(n.com_z - b.cz) - b.hz, 0.0);
     const double d2 = ex * ex + ey * ey + ez * ez;
     if (d2 > dmin2 && node_accepted<double>(n, d2, criterion, alpha_a)) {
-      list.cells.push_back(i);
+      visitor.cell(i);
       i = n.next;
     } else if (n.first_child == 0) {
-      list.leaves.push_back(i);
+      visitor.leaf(i);
       i = n.next;
     } else {
       i = n.first_child;
     }
   }
+}
+
+struct ListVisitor {
+  InteractionList* list;
+  void cell(std::uint32_t i) { list->cells.push_back(i); }
+  void leaf(std::uint32_t i) { list->leaves.push_back(i); }
+};
+
+}  // namespace
+
+void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion criterion,
+                            double alpha_a, InteractionList& list) {
+  list.clear();
+  ListVisitor v{&list};
+  walk_group_visit(t, b, criterion, alpha_a, v);
 }
 
 namespace {
@@ -147,64 +167,79 @@ constexpr int kTargetBlock = 4;  // targets are padded to a multiple of this (>=
 // Padding entries: zero mass (and moments) far away, so they add exactly zero.
 constexpr float kPadPosition = 1e18f;
 
-// Per-thread buffers of one group: sources, cells and targets relative to the group centre.
+// Per-thread buffers of one group: sources, cells and targets relative to the group centre,
+// filled by the walk itself (FillVisitor) so that every node is read once per group.
 struct GroupBuffers {
   std::vector<float> sx, sy, sz, sm;                                // particle sources
   std::vector<float> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz;  // cells
   std::vector<float> tx, ty, tz;                                    // targets
-  InteractionList list;
-  std::size_t ns = 0, nc = 0, nt = 0;  // counts without padding
+  std::size_t ns = 0, nc = 0, nt = 0;                               // counts without padding
 };
 
 std::size_t padded(std::size_t n, std::size_t w) {
   return (n + w - 1) / w * w;
 }
 
-void fill_sources(const TreeView& t, const GroupBox& b, GroupBuffers& g) {
-  std::size_t ns = 0;
-  for (std::uint32_t l : g.list.leaves) ns += t.nodes[l].end - t.nodes[l].begin;
-  const std::size_t np = padded(ns, kW);
-  for (auto* v : {&g.sx, &g.sy, &g.sz, &g.sm})
-    if (v->size() < np) v->resize(np);
-  std::size_t k = 0;
-  for (std::uint32_t l : g.list.leaves) {
-    for (std::uint64_t j = t.nodes[l].begin; j < t.nodes[l].end; ++j, ++k) {
-      g.sx[k] = static_cast<float>(t.x[j] - b.cx);
-      g.sy[k] = static_cast<float>(t.y[j] - b.cy);
-      g.sz[k] = static_cast<float>(t.z[j] - b.cz);
-      g.sm[k] = static_cast<float>(t.m[j]);
+template <std::size_t K>
+void grow(std::vector<float>* const (&v)[K], std::size_t n) {
+  if (v[0]->size() >= n) return;
+  const std::size_t size = std::max<std::size_t>(2 * n, 1024);
+  for (auto* a : v) a->resize(size);
+}
+
+// Writes the accepted cells and the opened leaves' particles into the float buffers,
+// relative to the group centre (difference in double), as the walk finds them.
+struct FillVisitor {
+  const TreeView* t;
+  const GroupBox* b;
+  GroupBuffers* g;
+  std::size_t ns = 0, nc = 0;
+
+  void cell(std::uint32_t i) {
+    GroupBuffers& q = *g;
+    grow<10>({&q.cx, &q.cy, &q.cz, &q.cm, &q.qxx, &q.qxy, &q.qxz, &q.qyy, &q.qyz, &q.qzz}, nc + kW);
+    const TreeNode& n = t->nodes[i];
+    q.cx[nc] = static_cast<float>(n.com_x - b->cx);
+    q.cy[nc] = static_cast<float>(n.com_y - b->cy);
+    q.cz[nc] = static_cast<float>(n.com_z - b->cz);
+    q.cm[nc] = static_cast<float>(n.m);
+    q.qxx[nc] = n.qxx;
+    q.qxy[nc] = n.qxy;
+    q.qxz[nc] = n.qxz;
+    q.qyy[nc] = n.qyy;
+    q.qyz[nc] = n.qyz;
+    q.qzz[nc] = n.qzz;
+    ++nc;
+  }
+  void leaf(std::uint32_t i) {
+    GroupBuffers& q = *g;
+    const TreeNode& n = t->nodes[i];
+    const std::size_t count = n.end - n.begin;
+    grow<4>({&q.sx, &q.sy, &q.sz, &q.sm}, ns + count + kW);
+    for (std::uint64_t j = n.begin; j < n.end; ++j, ++ns) {
+      q.sx[ns] = static_cast<float>(t->x[j] - b->cx);
+      q.sy[ns] = static_cast<float>(t->y[j] - b->cy);
+      q.sz[ns] = static_cast<float>(t->z[j] - b->cz);
+      q.sm[ns] = static_cast<float>(t->m[j]);
     }
   }
-  for (; k < np; ++k) {
+};
+
+// The group's interaction list straight into the buffers, padded to kW.
+void walk_fill(const TreeView& t, const GroupBox& b, Criterion criterion, double alpha_a,
+               GroupBuffers& g) {
+  FillVisitor v{&t, &b, &g};
+  walk_group_visit(t, b, criterion, alpha_a, v);
+  for (std::size_t k = v.ns; k < padded(v.ns, kW); ++k) {
     g.sx[k] = g.sy[k] = g.sz[k] = kPadPosition;
     g.sm[k] = 0;
   }
-  g.ns = ns;
-}
-
-void fill_cells(const TreeView& t, const GroupBox& b, GroupBuffers& g) {
-  const std::size_t nc = g.list.cells.size();
-  const std::size_t np = padded(nc, kW);
-  for (auto* v : {&g.cx, &g.cy, &g.cz, &g.cm, &g.qxx, &g.qxy, &g.qxz, &g.qyy, &g.qyz, &g.qzz})
-    if (v->size() < np) v->resize(np);
-  for (std::size_t k = 0; k < nc; ++k) {
-    const TreeNode& n = t.nodes[g.list.cells[k]];
-    g.cx[k] = static_cast<float>(n.com_x - b.cx);
-    g.cy[k] = static_cast<float>(n.com_y - b.cy);
-    g.cz[k] = static_cast<float>(n.com_z - b.cz);
-    g.cm[k] = static_cast<float>(n.m);
-    g.qxx[k] = n.qxx;
-    g.qxy[k] = n.qxy;
-    g.qxz[k] = n.qxz;
-    g.qyy[k] = n.qyy;
-    g.qyz[k] = n.qyz;
-    g.qzz[k] = n.qzz;
-  }
-  for (std::size_t k = nc; k < np; ++k) {
+  for (std::size_t k = v.nc; k < padded(v.nc, kW); ++k) {
     g.cx[k] = g.cy[k] = g.cz[k] = kPadPosition;
     g.cm[k] = g.qxx[k] = g.qxy[k] = g.qxz[k] = g.qyy[k] = g.qyz[k] = g.qzz[k] = 0;
   }
-  g.nc = nc;
+  g.ns = v.ns;
+  g.nc = v.nc;
 }
 
 void fill_targets(const TreeView& t, const Group& grp, const GroupBox& b, GroupBuffers& g) {
@@ -252,7 +287,9 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
             plummer_pair(dx, dy, dz, m, eps2, true, ax[b], ay[b], az[b], pot[b]);
         } else {
           const auto valid = dx * dx + dy * dy + dz * dz > VecF(0.0f);
-          plummer_pair(dx, dy, dz, m, VecF(0.0f), valid, ax[b], ay[b], az[b], pot[b]);
+          // eps2 = -0: r2 + (-0) == r2 exactly, which the compiler may fold (it may not fold
+          // r2 + 0, which turns -0 into +0): one add fewer per pair.
+          plummer_pair(dx, dy, dz, m, VecF(-0.0f), valid, ax[b], ay[b], az[b], pot[b]);
         }
       }
     }
@@ -354,9 +391,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         for (std::uint64_t k = grp.begin + 1; k < grp.end; ++k)
           aa = std::min(aa, static_cast<double>(alpha_a[k]));
       }
-      group_interaction_list(t, box, cfg.criterion, aa, g.list);
-      fill_sources(t, box, g);
-      fill_cells(t, box, g);
+      walk_fill(t, box, cfg.criterion, aa, g);
       fill_targets(t, grp, box, g);
       for (auto& v : fa)
         if (v.size() < g.nt) v.resize(g.nt);

@@ -1,4 +1,5 @@
 // hoshi accuracy: tree force errors against the double direct sum, over a grid of settings.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -42,7 +43,11 @@ int cmd_accuracy(int argc, char** argv) {
   base.tree.alpha = number(r, "alpha");
   base.tree.n_leaf = integer(r, "n-leaf");
   base.tree.n_group = integer(r, "n-group");
-  const auto thetas = parse_double_list(r["theta"].as<std::string>(), "--theta");
+  // "auto" in the list: the walk's default (default_theta), written as NaN until then.
+  std::vector<double> thetas;
+  for (const auto& s : parse_string_list(r["theta"].as<std::string>()))
+    thetas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--theta")[0]);
+  if (thetas.empty()) throw std::invalid_argument("--theta needs at least one value");
   std::vector<Criterion> criteria;
   for (const auto& s : parse_string_list(r["criterion"].as<std::string>()))
     criteria.push_back(parse_criterion(s));
@@ -59,7 +64,7 @@ int cmd_accuracy(int argc, char** argv) {
     throw std::invalid_argument("--criterion, --order and --walk need at least one value");
   for (double t : thetas) {
     SolverConfig c = base;
-    c.tree.theta = t;
+    c.tree.theta = std::isnan(t) ? kThetaParticleWalk : t;
     validate(c);
   }
   const std::string targets_text = r["targets"].as<std::string>();
@@ -91,7 +96,7 @@ int cmd_accuracy(int argc, char** argv) {
           c.tree.criterion = crit;
           c.tree.order = order;
           c.tree.walk = walk;
-          c.tree.theta = theta;
+          c.tree.theta = std::isnan(theta) ? default_theta(base.backend, walk) : theta;
           auto solver = make_solver(c, p.size());
           ParticleSet q = p;
           ForceStats st = solver->compute(q);
@@ -100,14 +105,14 @@ int cmd_accuracy(int argc, char** argv) {
           char line[512];
           std::snprintf(
               line, sizeof line, "%s,%d,%s,%g,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.1f,%.1f,%.4f",
-              to_string(crit).c_str(), order, to_string(walk).c_str(), theta, e.p50, e.p90, e.p99,
-              e.p999, e.max, e.pot_p50, e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
+              to_string(crit).c_str(), order, to_string(walk).c_str(), c.tree.theta, e.p50, e.p90,
+              e.p99, e.p999, e.max, e.pot_p50, e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
           csv << line << "\n";
           std::printf(
               "%-9s %5d %-8s %6g %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %9.1f %9.1f "
               "%9.4f\n",
-              to_string(crit).c_str(), order, to_string(walk).c_str(), theta, e.p50, e.p90, e.p99,
-              e.p999, e.max, e.pot_p50, e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
+              to_string(crit).c_str(), order, to_string(walk).c_str(), c.tree.theta, e.p50, e.p90,
+              e.p99, e.p999, e.max, e.pot_p50, e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
           std::fflush(stdout);
         }
   if (!csv_path.empty()) {

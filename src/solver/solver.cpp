@@ -111,6 +111,15 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n)
 std::string to_string(SolverKind k) {
   return k == SolverKind::direct ? "direct" : k == SolverKind::tree ? "tree" : "auto";
 }
+double default_theta(Backend backend, WalkKind walk) {
+#if defined(HOSHI_HAVE_CUDA)
+  const bool cpu = backend == Backend::cpu;
+#else
+  const bool cpu = backend != Backend::cuda;
+#endif
+  return cpu && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
+}
+
 std::string to_string(Backend b) {
   return b == Backend::cpu ? "cpu" : b == Backend::cuda ? "cuda" : "auto";
 }

@@ -1,0 +1,54 @@
+// Group-walk timing on a fixed tree (docs/perf-tree.md): builds the tree of a Plummer sphere
+// once, then times walk_tree_groups R times and prints the smallest thread CPU time (with
+// OMP_NUM_THREADS=1 the CPU time of the one thread, insensitive to time-slicing by other
+// processes) and the smallest wall time. Build against the library:
+//   g++ -O3 -march=native -fopenmp -std=c++20 -Isrc -I. examples/walk_bench.cpp \
+//       build/libhoshi_core.a -o build/walk_bench
+//   OMP_NUM_THREADS=1 build/walk_bench N [R=3] [theta=0.65] [n_group=128] [n_leaf=16]
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <vector>
+
+#include "ic/ic.hpp"
+#include "tree/octree.hpp"
+#include "tree/tree_walk.hpp"
+using namespace hoshi;
+
+static double now(clockid_t id) {
+  timespec ts;
+  clock_gettime(id, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+int main(int argc, char** argv) {
+  const std::size_t n = argc > 1 ? atol(argv[1]) : 1000000;
+  const int reps = argc > 2 ? atoi(argv[2]) : 3;
+  TreeBuildParams bp;
+  bp.theta = argc > 3 ? atof(argv[3]) : 0.65;
+  TreeWalkConfig wc;
+  wc.n_group = argc > 4 ? atoi(argv[4]) : 128;
+  bp.n_leaf = argc > 5 ? atoi(argv[5]) : 16;
+  ParticleSet p = make_plummer(n, 1);
+  Octree tree;
+  PhaseTimes times;
+  build_tree(p, bp, tree, times);
+  std::vector<double> ax(n), ay(n), az(n), pot(n);
+  double best_cpu = 1e30, best_wall = 1e30;
+  WalkCounts c{};
+  for (int r = 0; r < reps; ++r) {
+    const double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+    c = walk_tree_groups(tree, wc, nullptr, ax.data(), ay.data(), az.data(), pot.data());
+    best_cpu = std::min(best_cpu, now(CLOCK_PROCESS_CPUTIME_ID) - c0);
+    best_wall = std::min(best_wall, now(CLOCK_MONOTONIC) - w0);
+  }
+  const int nt = omp_get_max_threads();
+  printf(
+      "N %zu theta %.2f n_group %d n_leaf %d threads %d: walk CPU/thread %.4f s wall %.4f s "
+      "| pp %.0f pc %.0f per particle\n",
+      n, bp.theta, wc.n_group, bp.n_leaf, nt, best_cpu / nt, best_wall, double(c.pp) / n,
+      double(c.pc) / n);
+}
