@@ -7,7 +7,7 @@
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/device.hpp"
 #include "gpu/direct.cuh"
-#include "gpu/local_frame.hpp"
+#include "core/bounds.hpp"
 
 namespace hoshi::gpu {
 
@@ -45,7 +45,10 @@ class CudaDirectSolver final : public GravitySolver {
     p.pot.resize(n);
 
     Stopwatch sw;
-    const Centre c = bounding_box_centre(p);
+    const Box box = bounding_box(p);
+    const struct {
+      double x, y, z;
+    } c{box.centre(0), box.centre(1), box.centre(2)};
     h_pos_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
       h_pos_[i] = make_float4(static_cast<float>(p.x[i] - c.x), static_cast<float>(p.y[i] - c.y),

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/bounds.hpp"
 #include "tree/morton.hpp"
 
 namespace hoshi {
@@ -16,23 +17,13 @@ namespace hoshi {
 BoundingCube bounding_cube(const double* x, const double* y, const double* z, std::size_t n) {
   BoundingCube c;
   if (n == 0) return c;
-  double lo[3] = {x[0], y[0], z[0]}, hi[3] = {x[0], y[0], z[0]};
-  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-#pragma omp parallel for reduction(min : lo[:3]) reduction(max : hi[:3])
-  for (std::ptrdiff_t i = 0; i < nn; ++i) {
-    lo[0] = std::min(lo[0], x[i]);
-    hi[0] = std::max(hi[0], x[i]);
-    lo[1] = std::min(lo[1], y[i]);
-    hi[1] = std::max(hi[1], y[i]);
-    lo[2] = std::min(lo[2], z[i]);
-    hi[2] = std::max(hi[2], z[i]);
-  }
-  double ext = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+  const Box b = bounding_box(x, y, z, 0, n);
+  double ext = 2 * std::max({b.half(0), b.half(1), b.half(2)});
   if (!(ext > 0)) ext = 1.0;  // one point, or all coincident: any positive side will do
   c.side = ext * (1.0 + 0x1.0p-20);
-  c.lo_x = 0.5 * (lo[0] + hi[0]) - 0.5 * c.side;
-  c.lo_y = 0.5 * (lo[1] + hi[1]) - 0.5 * c.side;
-  c.lo_z = 0.5 * (lo[2] + hi[2]) - 0.5 * c.side;
+  c.lo_x = b.centre(0) - 0.5 * c.side;
+  c.lo_y = b.centre(1) - 0.5 * c.side;
+  c.lo_z = b.centre(2) - 0.5 * c.side;
   return c;
 }
 

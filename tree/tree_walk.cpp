@@ -5,6 +5,8 @@
 #endif
 #include "tree/tree_walk.hpp"
 
+#include "core/bounds.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -87,18 +89,8 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
 }
 
 GroupBox group_box(const TreeView& t, const Group& g) {
-  double lo[3] = {t.x[g.begin], t.y[g.begin], t.z[g.begin]};
-  double hi[3] = {lo[0], lo[1], lo[2]};
-  for (std::uint64_t j = g.begin + 1; j < g.end; ++j) {
-    lo[0] = std::min(lo[0], t.x[j]);
-    hi[0] = std::max(hi[0], t.x[j]);
-    lo[1] = std::min(lo[1], t.y[j]);
-    hi[1] = std::max(hi[1], t.y[j]);
-    lo[2] = std::min(lo[2], t.z[j]);
-    hi[2] = std::max(hi[2], t.z[j]);
-  }
-  return {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]),
-          0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2])};
+  const Box b = bounding_box(t.x, t.y, t.z, g.begin, g.end);
+  return {b.centre(0), b.centre(1), b.centre(2), b.half(0), b.half(1), b.half(2)};
 }
 
 namespace {

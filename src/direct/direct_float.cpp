@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "core/checks.hpp"
+#include "core/bounds.hpp"
 #include "direct/direct.hpp"
 #include "direct/simd.hpp"
 
@@ -115,16 +116,8 @@ struct LocalFloat {
 
 LocalFloat to_local_float(const ParticleSet& p, std::size_t padded, float mass_scale) {
   const std::size_t n = p.size();
-  double lo[3] = {p.x[0], p.y[0], p.z[0]}, hi[3] = {p.x[0], p.y[0], p.z[0]};
-  for (std::size_t i = 0; i < n; ++i) {
-    lo[0] = std::min(lo[0], p.x[i]);
-    hi[0] = std::max(hi[0], p.x[i]);
-    lo[1] = std::min(lo[1], p.y[i]);
-    hi[1] = std::max(hi[1], p.y[i]);
-    lo[2] = std::min(lo[2], p.z[i]);
-    hi[2] = std::max(hi[2], p.z[i]);
-  }
-  const double c[3] = {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
+  const Box box = bounding_box(p);
+  const double c[3] = {box.centre(0), box.centre(1), box.centre(2)};
   LocalFloat f;
   for (auto* v : {&f.x, &f.y, &f.z, &f.m, &f.ax, &f.ay, &f.az, &f.pot}) v->assign(padded, 0.0f);
   for (std::size_t i = 0; i < n; ++i) {
