@@ -260,6 +260,21 @@ TEST(Merger, DiskWithHernquistSecondary) {
   double L = 0, noise = 0;
   angular_momentum(b, L, noise);
   EXPECT_LT(L, 3 * noise);
+  // Rescaled to mass 0.525 with velocities times sqrt(mu), it stays in equilibrium: virial
+  // ratio 2K / |W| = 1 (W by exact pair sum, G = 1) within the sampling noise ~1/sqrt(n2 / 2)
+  // = 3.9% (mirror pairs: n2 / 2 independent draws); 0.15 is ~4 sigma (the 0.1% of the mass
+  // beyond mass_cut shifts it by < 1%). Velocities left unscaled would give ~1 / mu = 1.9.
+  {
+    double K = 0, W = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      K += 0.5 * b.m[i] *
+           (std::pow(b.vx[i] - vb[0], 2) + std::pow(b.vy[i] - vb[1], 2) +
+            std::pow(b.vz[i] - vb[2], 2));
+      for (std::size_t j = i + 1; j < b.size(); ++j)
+        W -= b.m[i] * b.m[j] / std::hypot(b.x[i] - b.x[j], b.y[i] - b.y[j], b.z[i] - b.z[j]);
+    }
+    EXPECT_NEAR(2 * K / -W, 1.0, 0.15);
+  }
   // Its lengths are g2.a's (the mass rescaling keeps lengths): a Hernquist sphere holds half its
   // mass within (1 + sqrt 2) a. The median radius of n2 = 1333 particles scatters by
   // 0.5 / sqrt(n2) = 1.4% in enclosed mass, i.e. 4.7% in radius (dlnM/dlnr = 2a / (r + a) =
