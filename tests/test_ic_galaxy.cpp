@@ -1,13 +1,13 @@
 // Disk galaxies, mergers and the model registry.
 #include <gtest/gtest.h>
 
-#include "diagnostics/diagnostics.hpp"
-
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
 
 #include "analysis/analysis.hpp"
+#include "diagnostics/diagnostics.hpp"
 #include "direct/direct.hpp"
 #include "ic/galaxy.hpp"
 #include "ic/models.hpp"
@@ -194,11 +194,158 @@ TEST(Merger, ParabolicOrbitAndFrame) {
   EXPECT_NEAR(axis[2], c60, 0.03);
 }
 
+// Sum of m (x - c) x (v - vc) over p, and the noise scale sqrt(2 sum |l_i|^2) of that sum for
+// particles with random, independent orientations: E|L|^2 = sum |l_i|^2, doubled for the mirror
+// pairs (x, v), (-x, -v) of the spherical samplers, whose l_i are equal.
+void angular_momentum(const ParticleSet& p, double& L, double& noise) {
+  const Vec3 c = centre_of_mass(p), vc = centre_of_mass_velocity(p);
+  double Lx = 0, Ly = 0, Lz = 0, s2 = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double x = p.x[i] - c[0], y = p.y[i] - c[1], z = p.z[i] - c[2];
+    const double vx = p.vx[i] - vc[0], vy = p.vy[i] - vc[1], vz = p.vz[i] - vc[2];
+    const double lx = p.m[i] * (y * vz - z * vy), ly = p.m[i] * (z * vx - x * vz),
+                 lz = p.m[i] * (x * vy - y * vx);
+    Lx += lx;
+    Ly += ly;
+    Lz += lz;
+    s2 += lx * lx + ly * ly + lz * lz;
+  }
+  L = std::sqrt(Lx * Lx + Ly * Ly + Lz * Lz);
+  noise = std::sqrt(2 * s2);
+}
+
+// A disk galaxy merging with a Hernquist sphere (model2=hernquist, g2.a=0.2) on a bound orbit
+// (e = 0.6, r_peri = 0.5, started at r = 1.5 approaching). Masses: primary 1.05 (halo 1 + disk
+// 0.05), secondary mass_ratio 0.5 times that. The components' centres of mass and bulk
+// velocities are set exactly (round-off ~1e-15), so the separation, vis-viva
+// v^2 = G M (2 / r - 1 / a), a = r_peri / (1 - e), and the specific angular momentum
+// |r x v| = sqrt(G M r_peri (1 + e)) hold to 1e-9.
+TEST(Merger, DiskWithHernquistSecondary) {
+  ModelParams params;
+  parse_model_params("mass_ratio=0.5,eccentricity=0.6,r_peri=0.5,r_start=1.5,model2=hernquist",
+                     params);
+  parse_model_params("g2.a=0.2", params);
+  const std::size_t n = 4000;
+  const ParticleSet p = make_model("merger", n, 7, params);
+  ASSERT_EQ(p.size(), n);
+  const auto n2 = static_cast<std::size_t>(std::llround(n * 0.5 / 1.5));
+  ParticleSet a, b;
+  for (std::size_t i = 0; i < n; ++i)
+    (i < n - n2 ? a : b).push_back(p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i], i);
+  double ma = 0, mb = 0;
+  for (double m : a.m) ma += m;
+  for (double m : b.m) mb += m;
+  EXPECT_NEAR(ma, 1.05, 1e-12);
+  EXPECT_NEAR(mb, 0.525, 1e-12);
+  EXPECT_NEAR(ma + mb, 1.575, 1e-12);
+
+  const Vec3 ca = centre_of_mass(a), cb = centre_of_mass(b);
+  const Vec3 va = centre_of_mass_velocity(a), vb = centre_of_mass_velocity(b);
+  const double dx = cb[0] - ca[0], dy = cb[1] - ca[1], dz = cb[2] - ca[2];
+  const double dvx = vb[0] - va[0], dvy = vb[1] - va[1], dvz = vb[2] - va[2];
+  const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
+  const double v2 = dvx * dvx + dvy * dvy + dvz * dvz;
+  const double M = 1.575, e = 0.6, rp = 0.5, sma = rp / (1 - e);
+  EXPECT_NEAR(r, 1.5, 1e-9);
+  EXPECT_NEAR(v2, M * (2 / r - 1 / sma), 1e-9);
+  const double hx = dy * dvz - dz * dvy, hy = dz * dvx - dx * dvz, hz = dx * dvy - dy * dvx;
+  EXPECT_NEAR(std::sqrt(hx * hx + hy * hy + hz * hz), std::sqrt(M * rp * (1 + e)), 1e-9);
+  EXPECT_LT(dx * dvx + dy * dvy + dz * dvz, 0);  // approaching
+  const Vec3 c = centre_of_mass(p), vc = centre_of_mass_velocity(p);
+  EXPECT_NEAR(std::hypot(c[0], c[1], c[2]), 0.0, 1e-12);
+  EXPECT_NEAR(std::hypot(vc[0], vc[1], vc[2]), 0.0, 1e-12);
+
+  // The secondary is an isotropic sphere: its net angular momentum is noise, |L| / noise is
+  // distributed like sqrt(chi^2_3 / 3); 3 is exceeded with probability 6e-6.
+  double L = 0, noise = 0;
+  angular_momentum(b, L, noise);
+  EXPECT_LT(L, 3 * noise);
+  // Rescaled to mass 0.525 with velocities times sqrt(mu), it stays in equilibrium: virial
+  // ratio 2K / |W| = 1 (W by exact pair sum, G = 1) within the sampling noise ~1/sqrt(n2 / 2)
+  // = 3.9% (mirror pairs: n2 / 2 independent draws); 0.15 is ~4 sigma (the 0.1% of the mass
+  // beyond mass_cut shifts it by < 1%). Velocities left unscaled would give ~1 / mu = 1.9.
+  {
+    double K = 0, W = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      K += 0.5 * b.m[i] *
+           (std::pow(b.vx[i] - vb[0], 2) + std::pow(b.vy[i] - vb[1], 2) +
+            std::pow(b.vz[i] - vb[2], 2));
+      for (std::size_t j = i + 1; j < b.size(); ++j)
+        W -= b.m[i] * b.m[j] / std::hypot(b.x[i] - b.x[j], b.y[i] - b.y[j], b.z[i] - b.z[j]);
+    }
+    EXPECT_NEAR(2 * K / -W, 1.0, 0.15);
+  }
+  // Its lengths are g2.a's (the mass rescaling keeps lengths): a Hernquist sphere holds half its
+  // mass within (1 + sqrt 2) a. The median radius of n2 = 1333 particles scatters by
+  // 0.5 / sqrt(n2) = 1.4% in enclosed mass, i.e. 4.7% in radius (dlnM/dlnr = 2a / (r + a) =
+  // 0.59); 20% is > 4 sigma, and the default a = 1/3 would be 67% off.
+  std::vector<double> rad;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    rad.push_back(std::hypot(b.x[i] - cb[0], b.y[i] - cb[1], b.z[i] - cb[2]));
+  std::nth_element(rad.begin(), rad.begin() + rad.size() / 2, rad.end());
+  EXPECT_NEAR(rad[rad.size() / 2] / (0.2 * (1 + std::sqrt(2.0))), 1.0, 0.2);
+
+  // The primary's disk (incl1 = 0) rotates about +z: coherent rotation gives |L| ~ sqrt(n_disk)
+  // times the noise scale (~25 for 667 particles), far above 10.
+  std::size_t nh, nd, nb;
+  DiskGalaxyModel(MergerParams{}.galaxy).split(n - n2, nh, nd, nb);
+  ParticleSet disk;
+  for (std::size_t i = nh; i < nh + nd; ++i)
+    disk.push_back(a.x[i], a.y[i], a.z[i], a.vx[i], a.vy[i], a.vz[i], a.m[i], i);
+  angular_momentum(disk, L, noise);
+  EXPECT_GT(L, 10 * noise);
+  EXPECT_GT(angular_momentum_axis(disk, centre_of_mass(disk), centre_of_mass_velocity(disk))[2],
+            0.99);
+}
+
+// model2 / g2.KEY: the default (copy) is the scaled primary; bad names and keys are errors that
+// name the key; effective_model_params lists every key with its default.
+TEST(Registry, MergerSecondaryModelKeys) {
+  EXPECT_EQ(make_model("merger", 1000, 3, {{"model2", std::string("copy")}}).x,
+            make_merger(1000, 3, MergerParams{}).x);
+  auto message = [](const ModelParams& mp) {
+    try {
+      make_model("merger", 1000, 1, mp);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message({{"model2", std::string("hernquist")}, {"g2.r_cut", 3.0}}).find("'g2.r_cut'"),
+            std::string::npos);
+  EXPECT_NE(message({{"g2.a", 0.2}}).find("g2.a needs model2"), std::string::npos);
+  EXPECT_NE(message({{"model2", std::string("king")}}).find("model2: value 'king'"),
+            std::string::npos);
+  EXPECT_NE(message({{"model2", std::string("merger")}}).find("model2"), std::string::npos);
+  EXPECT_NE(message({{"model2", 1.0}}).find("model2"), std::string::npos);
+  EXPECT_THROW(make_model("hernquist", 100, 1, {{"model2", std::string("plummer")}}),
+               std::invalid_argument);
+  ModelParams mp;
+  EXPECT_THROW(parse_model_params("mass_ratio=hernquist", mp), std::invalid_argument);
+  EXPECT_THROW(parse_model_params("model2=", mp), std::invalid_argument);
+  parse_model_params("model2=nfw,g2.r_cut=20", mp);
+  const auto eff = effective_model_params("merger", mp);
+  auto find = [&](const std::string& key) -> ModelValue {
+    for (const auto& [k, v] : eff)
+      if (k == key) return v;
+    return std::string("missing");
+  };
+  EXPECT_EQ(std::get<std::string>(find("model2")), "nfw");
+  EXPECT_EQ(std::get<double>(find("mass_ratio")), 1.0);
+  EXPECT_EQ(std::get<double>(find("g2.r_cut")), 20.0);
+  EXPECT_EQ(std::get<double>(find("g2.a")), 0.0);
+  EXPECT_EQ(std::get<double>(find("g2.mass_cut")), 0.999);
+  EXPECT_EQ(to_string(ModelValue(0.1)), "0.1");
+  // Without model2 there are no g2 keys.
+  for (const auto& [k, v] : effective_model_params("merger", {}))
+    EXPECT_NE(k.rfind("g2.", 0), 0u) << k;
+}
+
 TEST(Registry, NamesKeysAndErrors) {
   EXPECT_EQ(make_model("hernquist", 300, 5).x, make_hernquist(300, 5).x);
   ModelParams mp;
   parse_model_params("a=0.5,mass_cut=0.99", mp);
-  EXPECT_EQ(mp.at("a"), 0.5);
+  EXPECT_EQ(std::get<double>(mp.at("a")), 0.5);
   EXPECT_EQ(make_model("hernquist", 300, 5, mp).x, make_hernquist(300, 5, 0.5, 0.99).x);
   EXPECT_THROW(make_model("king", 10, 1), std::invalid_argument);
   EXPECT_THROW(make_model("hernquist", 10, 1, {{"r_cut", 2.0}}), std::invalid_argument);

@@ -229,6 +229,47 @@ TEST(IoRun, ParameterFileWithCommandLineOverride) {
   EXPECT_EQ(std::get<std::string>(*solver), "direct");
 }
 
+TEST(IoRun, ModelParametersInSnapshotFromParameterFile) {
+  // --model-param from a YAML file plus one from the command line (repeatable: both apply);
+  // every effective model parameter, defaults included, is its own /Parameters attribute.
+  ScratchDir dir("run");
+  const std::string params = dir.file("m.yml"), out = dir.file("M"), log = dir.file("log");
+  test::write_all(params,
+                  "ic: merger\nmodel-param: \"mass_ratio=0.5,model2=hernquist\"\nparticles: 600\n"
+                  "t-end: 0\nsnapshot-every: 1\nsolver: direct\nquiet: true\n");
+  ASSERT_EQ(hoshi("run " + params + " --model-param g2.a=0.2 --out " + out, log), 0)
+      << test::read_all(log);
+  const SnapshotData s = read_hdf5_snapshot(out + "/snapshot_000.hdf5");
+  ASSERT_EQ(s.particles.size(), 600u);
+  auto get = [&](const std::string& key) -> const ParamValue& {
+    static const ParamValue missing = std::string("missing");
+    const ParamValue* v = find_param(s.info.parameters, key);
+    return v ? *v : missing;
+  };
+  EXPECT_EQ(std::get<std::string>(get("model-param")), "mass_ratio=0.5,model2=hernquist,g2.a=0.2");
+  EXPECT_EQ(std::get<std::string>(get("model.model2")), "hernquist");
+  EXPECT_EQ(std::get<double>(get("model.mass_ratio")), 0.5);
+  EXPECT_EQ(std::get<double>(get("model.g2.a")), 0.2);
+  EXPECT_EQ(std::get<double>(get("model.g2.mass_cut")), 0.999);  // a default
+  EXPECT_EQ(std::get<double>(get("model.r_peri")), 0.4);         // a default
+  EXPECT_EQ(std::get<double>(get("model.incl2")), 60.0);         // a default
+  // The parameters were used: the secondary (last 200 particles) has mass 0.5 * 1.05.
+  double m2 = 0;
+  for (std::size_t i = 400; i < 600; ++i) m2 += s.particles.m[i];
+  EXPECT_NEAR(m2, 0.525, 1e-12);
+  // A particle file is not a registry model: no model.* attributes.
+  const std::string out2 = dir.file("F");
+  ASSERT_EQ(hoshi("run --ic " + out +
+                      "/snapshot_000.hdf5 --t-end 0 --snapshot-every 1 --solver "
+                      "direct --quiet --out " +
+                      out2,
+                  log),
+            0)
+      << test::read_all(log);
+  for (const auto& [k, v] : read_hdf5_snapshot(out2 + "/snapshot_000.hdf5").info.parameters)
+    EXPECT_NE(k.rfind("model.", 0), 0u) << k;
+}
+
 TEST(IoRun, UnknownParameterNamesNearestKey) {
   ScratchDir dir("run");
   const std::string params = dir.file("bad.yml"), out = dir.file("X"), log = dir.file("log");

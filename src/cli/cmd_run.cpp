@@ -159,8 +159,13 @@ std::vector<std::pair<std::string, std::string>> effective_parameters(
   for (const auto& info : infos) {
     std::string v = info.default_value;
     if (info.boolean) v = r.count(info.name) ? "true" : "false";
+    bool seen = false;
     for (const auto& kv : r.arguments())
-      if (kv.key() == info.name && !info.boolean) v = kv.value();
+      if (kv.key() == info.name && !info.boolean) {
+        // Repeatable options (--model-param) keep every occurrence, comma-joined.
+        v = seen && info.name == "model-param" ? v + "," + kv.value() : kv.value();
+        seen = true;
+      }
     if (!info.boolean && v.empty() && !r.count(info.name)) continue;
     out.emplace_back(info.name, v);
   }
@@ -218,7 +223,8 @@ class RunOutputs : public RunObserver {
     return snapshots.due(s.time, tiny) || frames.due(s.time, tiny) ||
            (checkpoints.due(s.time, tiny) && s.step > 0) ||
            (checkpoint_minutes > 0 && since_checkpoint_.seconds() >= 60 * checkpoint_minutes) ||
-           g_stop_signal != 0 || (progress_bar && (last || !drew_ || wall_.seconds() - last_draw_ >= 0.2));
+           g_stop_signal != 0 ||
+           (progress_bar && (last || !drew_ || wall_.seconds() - last_draw_ >= 0.2));
   }
 
   bool after_step(const ParticleSet& p, const RunProgress& s) override {
@@ -433,6 +439,13 @@ int cmd_run(int argc, char** argv) {
   const auto effective = effective_parameters(r, infos);
   for (const auto& [k, v] : effective)
     outputs.parameters.emplace_back(k, io::param_value_from_text(v));
+  // Each effective model parameter (defaults included) as its own attribute "model.KEY".
+  for (const auto& [k, v] : model_parameters(r)) {
+    if (const auto* d = std::get_if<double>(&v))
+      outputs.parameters.emplace_back(k, *d);
+    else
+      outputs.parameters.emplace_back(k, std::get<std::string>(v));
+  }
 
   const int threads = apply_threads(r);
   ParticleSet p;

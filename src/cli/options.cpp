@@ -131,21 +131,45 @@ void add_ic_options(cxxopts::Options& o, const std::string& default_n) {
       "radius", "uniform: sphere radius", cxxopts::value<std::string>()->default_value("1"))(
       "model-param",
       "model parameters key=value[,key=value...] (repeatable) for --ic hernquist, nfw, jaffe, "
-      "eddington-hernquist, eddington-plummer, disk, disk-nfw, merger (keys: docs/models.md)",
+      "eddington-hernquist, eddington-plummer, disk, disk-nfw, merger (keys: docs/models.md); "
+      "merger: model2=NAME (disk, disk-nfw, hernquist, nfw, jaffe, plummer, ...; default copy: "
+      "the primary scaled) and g2.KEY=VALUE for the second galaxy's own keys",
       cxxopts::value<std::vector<std::string>>());
+}
+
+namespace {
+
+ModelParams given_model_params(const cxxopts::ParseResult& r) {
+  ModelParams params;
+  if (r.count("model-param"))
+    for (const auto& item : r["model-param"].as<std::vector<std::string>>())
+      parse_model_params(item, params);
+  return params;
+}
+
+// Registry models (ic/models.hpp); with --model-param also plummer/uniform/kepler.
+bool from_registry(const std::string& ic, const ModelParams& params) {
+  const auto names = hoshi::model_names();
+  const bool basic = ic == "plummer" || ic == "uniform" || ic == "kepler";
+  return std::find(names.begin(), names.end(), ic) != names.end() && (!basic || !params.empty());
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::ParseResult& r) {
+  const std::string ic = r["ic"].as<std::string>();
+  const ModelParams params = given_model_params(r);
+  std::vector<std::pair<std::string, ModelValue>> out;
+  if (!from_registry(ic, params)) return out;
+  for (auto& [k, v] : effective_model_params(ic, params)) out.emplace_back("model." + k, v);
+  return out;
 }
 
 ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
   const std::string ic = r["ic"].as<std::string>();
   const auto seed = r["seed"].as<std::uint64_t>();
-  // Registry models (ic/models.hpp); with --model-param also plummer/uniform/kepler.
-  ModelParams params;
-  if (r.count("model-param"))
-    for (const auto& item : r["model-param"].as<std::vector<std::string>>())
-      parse_model_params(item, params);
-  const auto names = hoshi::model_names();
-  const bool basic = ic == "plummer" || ic == "uniform" || ic == "kepler";
-  if (std::find(names.begin(), names.end(), ic) != names.end() && (!basic || !params.empty()))
+  const ModelParams params = given_model_params(r);
+  if (from_registry(ic, params))
     return make_model(ic, parse_size(r["particles"].as<std::string>(), "-n"), seed, params);
   if (ic == "plummer")
     return make_plummer(parse_size(r["particles"].as<std::string>(), "-n"), seed);

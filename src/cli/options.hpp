@@ -5,9 +5,11 @@
 #include <cxxopts.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/particle_set.hpp"
+#include "ic/models.hpp"
 #include "solver/solver.hpp"
 
 namespace hoshi::cli {
@@ -32,6 +34,11 @@ SolverConfig solver_config(const cxxopts::ParseResult& r);
 // --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
 void add_ic_options(cxxopts::Options& options, const std::string& default_n = "8192");
 ParticleSet initial_conditions(const cxxopts::ParseResult& r);
+
+// Every effective parameter (defaults included) of the registry model that --ic and
+// --model-param select, as ("model.KEY", value); empty when --ic is not built by the registry
+// (a particle file, or plummer/uniform/kepler without --model-param). Written to /Parameters.
+std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::ParseResult& r);
 // The model names --ic accepts (anything else is read as a file).
 std::vector<std::string> model_names();
 

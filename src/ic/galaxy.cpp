@@ -318,6 +318,27 @@ ParticleSet make_disk_galaxy(std::size_t n, std::uint64_t seed, const DiskGalaxy
 
 // ---- merger ------------------------------------------------------------------------------------
 
+namespace {
+
+// The default secondary: the primary scaled in mass by q, in length by q^(1/2).
+DiskGalaxyParams scaled_secondary(const DiskGalaxyParams& g1, double q) {
+  DiskGalaxyParams g2 = g1;
+  const double sl = std::sqrt(q);
+  g2.halo_mass *= q;
+  g2.disk_mass *= q;
+  g2.bulge_mass *= q;
+  g2.halo_a *= sl;
+  g2.halo_r_cut *= sl;
+  g2.disk_Rd *= sl;
+  g2.disk_z0 *= sl;
+  g2.disk_RQ *= sl;
+  g2.disk_Rmax *= sl;
+  g2.bulge_a *= sl;
+  return g2;
+}
+
+}  // namespace
+
 ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& mp) {
   require(mp.mass_ratio > 0 && mp.mass_ratio <= 1, "mass_ratio", mp.mass_ratio,
           "need 0 < mass_ratio <= 1");
@@ -334,23 +355,28 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
     throw std::invalid_argument("invalid -n " + std::to_string(n) + " (a merger needs >= 2)");
   const auto n2 = static_cast<std::size_t>(std::llround(static_cast<double>(n) * q / (1 + q)));
   const std::size_t n1 = n - n2;
-  DiskGalaxyParams g2 = mp.galaxy;
-  const double sl = std::sqrt(q);
-  g2.halo_mass *= q;
-  g2.disk_mass *= q;
-  g2.bulge_mass *= q;
-  g2.halo_a *= sl;
-  g2.halo_r_cut *= sl;
-  g2.disk_Rd *= sl;
-  g2.disk_z0 *= sl;
-  g2.disk_RQ *= sl;
-  g2.disk_Rmax *= sl;
-  g2.bulge_a *= sl;
   ParticleSet a = make_disk_galaxy(n1, seed, mp.galaxy);
-  ParticleSet b = make_disk_galaxy(n2, seed ^ 0x9e3779b97f4a7c15ULL, g2);
+  const std::uint64_t seed2 = seed ^ 0x9e3779b97f4a7c15ULL;
+  const double M1 = DiskGalaxyModel(mp.galaxy).total_mass(), M2 = M1 * q, M = M1 + M2;
+  ParticleSet b;
+  if (mp.secondary) {
+    b = mp.secondary(n2, seed2);
+    double m_model = 0;
+    for (double m : b.m) m_model += m;
+    require(m_model > 0, "secondary mass", m_model, "must be > 0");
+    const double mu = M2 / m_model, sv = std::sqrt(mu);
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      b.m[i] *= mu;
+      b.vx[i] *= sv;
+      b.vy[i] *= sv;
+      b.vz[i] *= sv;
+    }
+    to_com_frame(b);
+  } else {
+    b = make_disk_galaxy(n2, seed2, scaled_secondary(mp.galaxy, q));
+  }
 
   // Relative Kepler orbit of point masses M1, M2 (G M = G (M1 + M2)).
-  const double M1 = DiskGalaxyModel(mp.galaxy).total_mass(), M2 = M1 * q, M = M1 + M2;
   const double G = mp.galaxy.G;
   const double pl = mp.r_peri * (1 + e);  // semi-latus rectum
   double f = 0;

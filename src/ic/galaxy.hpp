@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -100,9 +101,12 @@ class DiskGalaxyModel {
 ParticleSet make_disk_galaxy(std::size_t n, std::uint64_t seed, const DiskGalaxyParams& params);
 
 // Two galaxies on a Kepler orbit of their total masses (point-mass approximation for the
-// orbit). The secondary is the primary's model scaled in mass by mass_ratio, in length by
-// mass_ratio^(1/2) and in velocity by mass_ratio^(1/4) (fixed mean surface density, a
-// Tully-Fisher-like scaling). The orbit lies in the x-y plane with eccentricity e (1:
+// orbit). By default the secondary is the primary's model scaled in mass by mass_ratio, in
+// length by mass_ratio^(1/2) and in velocity by mass_ratio^(1/4) (fixed mean surface density,
+// a Tully-Fisher-like scaling). With `secondary` set, the secondary is secondary(n2, seed2)
+// (any model, e.g. a Hernquist sphere) rescaled to mass mass_ratio * M1 at fixed lengths:
+// masses times mu = mass_ratio M1 / M2_model, velocities times sqrt(mu) (G M / r scales by mu,
+// so an equilibrium stays one). The orbit lies in the x-y plane with eccentricity e (1:
 // parabolic), pericentre r_peri and the galaxies started approaching at separation r_start.
 // Each disk is tilted by Rz(omega) Rx(inclination) (angles in degrees; Toomre & Toomre).
 struct MergerParams {
@@ -113,6 +117,8 @@ struct MergerParams {
   double r_start = 4.0;
   double incl1 = 0.0, omega1 = 0.0;
   double incl2 = 60.0, omega2 = 30.0;
+  // The secondary's sampler (n particles, seed); empty: the scaled copy of the primary.
+  std::function<ParticleSet(std::size_t, std::uint64_t)> secondary;
 };
 
 ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& params);

@@ -1,5 +1,6 @@
 #include "ic/models.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -16,7 +17,11 @@ struct Key {
   const char* name;
   double value;
   const char* meaning;
+  const char* text = nullptr;  // non-null: a text key with this default (value unused)
 };
+
+constexpr const char* kCopy = "copy";  // model2 default: the primary scaled by mass_ratio
+constexpr const char* kG2 = "g2.";     // prefix of the secondary's keys (merger)
 
 struct ModelSpec {
   const char* name;
@@ -51,6 +56,11 @@ std::vector<Key> merger_keys() {
   k.push_back({"omega1", 0.0, "primary disk argument (degrees, about z)"});
   k.push_back({"incl2", 60.0, "secondary disk inclination (degrees)"});
   k.push_back({"omega2", 30.0, "secondary disk argument (degrees)"});
+  k.push_back({"model2", 0.0,
+               "secondary model: copy (the primary scaled by mass_ratio) or a model name (disk, "
+               "disk-nfw, hernquist, nfw, jaffe, plummer, ...) whose keys are given as g2.KEY; "
+               "rescaled to mass_ratio times the primary's mass at fixed lengths",
+               kCopy});
   return k;
 }
 
@@ -82,7 +92,9 @@ const std::vector<ModelSpec>& specs() {
         {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
       {"disk", "exponential disk in a Hernquist halo (+ optional bulge), G = 1", kGalaxyKeys},
       {"disk-nfw", "exponential disk in an NFW halo (+ optional bulge), G = 1", kGalaxyKeys},
-      {"merger", "two disk galaxies (Hernquist halos) on a Kepler orbit, G = 1", merger_keys()},
+      {"merger",
+       "a disk galaxy (Hernquist halo) and a second galaxy (model2) on a Kepler orbit, G = 1",
+       merger_keys()},
   };
   return s;
 }
@@ -98,25 +110,81 @@ const ModelSpec& find_spec(const std::string& name) {
   throw std::invalid_argument("unknown model '" + name + "' (expected " + valid + ")");
 }
 
-// Defaults overlaid with the given values; unknown keys throw.
-std::map<std::string, double> resolve(const ModelSpec& spec, const ModelParams& given) {
-  std::map<std::string, double> v;
-  for (const auto& k : spec.keys) v[k.name] = k.value;
+bool is_text_key(const std::string& key) {
+  for (const auto& s : specs())
+    for (const auto& k : s.keys)
+      if (k.text && key == k.name) return true;
+  return false;
+}
+
+bool is_secondary_key(const ModelSpec& spec, const std::string& key) {
+  return std::string(spec.name) == "merger" && key.rfind(kG2, 0) == 0;
+}
+
+struct Resolved {
+  std::map<std::string, double> num;
+  std::map<std::string, std::string> text;
+  std::string model2 = kCopy;  // merger only
+  ModelParams g2;              // merger only: the secondary's keys without the prefix
+};
+
+// Defaults overlaid with the given values; unknown keys throw naming prefix + key (prefix "g2."
+// for the merger's secondary).
+Resolved resolve(const ModelSpec& spec, const ModelParams& given, const std::string& prefix = "") {
+  Resolved r;
+  for (const auto& k : spec.keys) {
+    if (k.text)
+      r.text[k.name] = k.text;
+    else
+      r.num[k.name] = k.value;
+  }
   for (const auto& [key, value] : given) {
-    if (!v.count(key)) {
+    if (is_secondary_key(spec, key)) {
+      r.g2[key.substr(std::string(kG2).size())] = value;
+      continue;
+    }
+    const bool text = r.text.count(key) > 0;
+    if (!text && !r.num.count(key)) {
       std::string valid;
       for (const auto& k : spec.keys) {
         if (!valid.empty()) valid += ", ";
-        valid += k.name;
+        valid += prefix + k.name;
       }
-      throw std::invalid_argument("unknown parameter '" + key + "' for model " + spec.name +
+      throw std::invalid_argument("unknown parameter '" + prefix + key + "' for model " +
+                                  spec.name + (prefix.empty() ? "" : " (model2)") +
                                   " (valid: " + (valid.empty() ? "none" : valid) + ")");
     }
-    if (!std::isfinite(value))
-      throw std::invalid_argument("invalid value for model parameter " + key);
-    v[key] = value;
+    const auto* d = std::get_if<double>(&value);
+    if (text != (d == nullptr))
+      throw std::invalid_argument("invalid value '" + to_string(value) + "' for model parameter " +
+                                  prefix + key + " (expected " + (text ? "a name" : "a number") +
+                                  ")");
+    if (d && !std::isfinite(*d))
+      throw std::invalid_argument("invalid value for model parameter " + prefix + key);
+    if (text)
+      r.text[key] = std::get<std::string>(value);
+    else
+      r.num[key] = *d;
   }
-  return v;
+  if (std::string(spec.name) != "merger") return r;
+  r.model2 = r.text["model2"];
+  if (r.model2 != kCopy) {
+    std::string valid = kCopy;
+    bool known = false;
+    for (const auto& s : specs()) {
+      const std::string n = s.name;
+      if (n == "merger" || n == "kepler") continue;  // not a galaxy
+      valid += "|" + n;
+      known |= n == r.model2;
+    }
+    if (!known)
+      throw std::invalid_argument("invalid model parameter model2: value '" + r.model2 +
+                                  "' (expected " + valid + ")");
+  } else if (!r.g2.empty()) {
+    throw std::invalid_argument("model parameter " + std::string(kG2) + r.g2.begin()->first +
+                                " needs model2=NAME (the secondary is a copy of the primary)");
+  }
+  return r;
 }
 
 DiskGalaxyParams galaxy_params(std::map<std::string, double>& v, const std::string& halo) {
@@ -150,6 +218,12 @@ void parse_model_params(const std::string& text, ModelParams& params) {
     if (eq == std::string::npos || eq == 0)
       throw std::invalid_argument("invalid model parameter '" + item + "' (expected key=value)");
     const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (is_text_key(key)) {
+      if (val.empty())
+        throw std::invalid_argument("invalid model parameter " + key + ": empty value");
+      params[key] = val;
+      continue;
+    }
     std::size_t used = 0;
     double v = 0;
     try {
@@ -164,6 +238,30 @@ void parse_model_params(const std::string& text, ModelParams& params) {
   }
 }
 
+std::string to_string(const ModelValue& v) {
+  if (const auto* t = std::get_if<std::string>(&v)) return *t;
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, std::get<double>(v));
+  return std::string(buf, res.ptr);
+}
+
+std::vector<std::pair<std::string, ModelValue>> effective_model_params(const std::string& name,
+                                                                       const ModelParams& params) {
+  const ModelSpec& spec = find_spec(name);
+  const Resolved r = resolve(spec, params);
+  std::vector<std::pair<std::string, ModelValue>> out;
+  for (const auto& k : spec.keys)
+    out.emplace_back(k.name, k.text ? ModelValue(r.text.at(k.name)) : ModelValue(r.num.at(k.name)));
+  if (r.model2 != kCopy) {
+    const ModelSpec& spec2 = find_spec(r.model2);
+    const Resolved r2 = resolve(spec2, r.g2, kG2);
+    for (const auto& k : spec2.keys)
+      out.emplace_back(kG2 + std::string(k.name),
+                       k.text ? ModelValue(r2.text.at(k.name)) : ModelValue(r2.num.at(k.name)));
+  }
+  return out;
+}
+
 std::vector<std::string> model_names() {
   std::vector<std::string> n;
   for (const auto& s : specs()) n.emplace_back(s.name);
@@ -174,14 +272,22 @@ std::string model_help(const std::string& name) {
   const ModelSpec& s = find_spec(name);
   std::ostringstream o;
   o << s.name << ": " << s.summary << "\n";
-  for (const auto& k : s.keys) o << "  " << k.name << " (" << k.value << "): " << k.meaning << "\n";
+  for (const auto& k : s.keys) {
+    o << "  " << k.name << " (";
+    if (k.text)
+      o << k.text;
+    else
+      o << k.value;
+    o << "): " << k.meaning << "\n";
+  }
   return o.str();
 }
 
 ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
                        const ModelParams& params) {
   const ModelSpec& spec = find_spec(name);
-  auto v = resolve(spec, params);
+  Resolved r = resolve(spec, params);
+  auto& v = r.num;
   if (n < 1) throw std::invalid_argument("invalid -n 0 (need at least 1 particle)");
   if (name == "plummer") return make_plummer(n, seed);
   if (name == "uniform") return make_uniform_sphere(n, seed, v["radius"]);
@@ -204,6 +310,12 @@ ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t see
   m.omega1 = v["omega1"];
   m.incl2 = v["incl2"];
   m.omega2 = v["omega2"];
+  if (r.model2 != kCopy) {
+    resolve(find_spec(r.model2), r.g2, kG2);  // checks the g2 keys before any sampling
+    m.secondary = [model2 = r.model2, g2 = r.g2](std::size_t n2, std::uint64_t seed2) {
+      return make_model(model2, n2, seed2, g2);
+    };
+  }
   return make_merger(n, seed, m);
 }
 
