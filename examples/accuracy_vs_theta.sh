@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Force error against opening angle on a Hernquist halo: tree (group and per-particle walks,
+# monopole and quadrupole, barnes94 and bmax criteria) against the double-precision direct
+# sum on K random targets, tabulated by `hoshi accuracy` and plotted as a PNG.
+# Usage: examples/accuracy_vs_theta.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi;
+#        N and TARGETS override the sizes)
+set -euo pipefail
+HOSHI=${HOSHI:-build/hoshi}
+OUT=${1:-out_accuracy}
+N=${N:-100000}
+TARGETS=${TARGETS:-1000}
+mkdir -p "$OUT"
+"$HOSHI" accuracy --ic hernquist -n "$N" --seed 1 --softening 0.001 --targets "$TARGETS" \
+  --theta 0.3,0.4,0.5,0.6,0.7,0.8 --criterion barnes94,bmax --order 1,2 --walk group \
+  --csv "$OUT/accuracy.csv" --overwrite
+python3 "$(dirname "$0")/accuracy_vs_theta.py" "$OUT/accuracy.csv" -o "$OUT/accuracy.png"
+echo "table: $OUT/accuracy.csv, plot: $OUT/accuracy.png"
