@@ -288,6 +288,28 @@ TEST_F(Plummer100k, DefaultThetaPerWalkMeetsTheAccuracyGoal) {
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::group), kThetaGroupWalk);
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::particle), kThetaParticleWalk);
   EXPECT_EQ(default_theta(Backend::cuda, WalkKind::group), kThetaParticleWalk);
+  {
+    // make_solver resolves "auto" for the backend it picks: --backend auto without a device
+    // is the CPU group walk at kThetaGroupWalk, with the same interactions as that theta.
+    ParticleSet p = make_plummer(3000, 5);
+    SolverConfig a;
+    a.solver = SolverKind::tree;
+    a.backend = Backend::automatic;
+    a.eps = 0.01;
+    a.tree.theta = kThetaParticleWalk;
+    a.tree.theta_auto = true;
+    SolverConfig b = a;
+    b.backend = Backend::cpu;
+    b.tree.theta_auto = false;
+    b.tree.theta = kThetaGroupWalk;
+    auto sa = make_solver(a, p.size());
+    if (sa->backend() == "cpu") {
+      const ForceStats fa = sa->compute(p);
+      const ForceStats fb = make_solver(b, p.size())->compute(p);
+      EXPECT_EQ(fa.pp, fb.pp);
+      EXPECT_EQ(fa.pc, fb.pc);
+    }
+  }
   for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
     SCOPED_TRACE(to_string(w));
     const Errors e = run(tree_config(default_theta(Backend::cpu, w), 2, w));

@@ -96,6 +96,7 @@ int cmd_accuracy(int argc, char** argv) {
           c.tree.criterion = crit;
           c.tree.order = order;
           c.tree.walk = walk;
+          c.tree.theta_auto = std::isnan(theta);  // make_solver resolves it for the backend
           c.tree.theta = std::isnan(theta) ? default_theta(base.backend, walk) : theta;
           auto solver = make_solver(c, p.size());
           ParticleSet q = p;

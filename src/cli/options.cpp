@@ -106,8 +106,9 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.tree.n_leaf = integer(r, "n-leaf");
   c.tree.n_group = integer(r, "n-group");
   c.tree.walk = parse_walk(r["walk"].as<std::string>());
-  c.tree.theta = r["theta"].as<std::string>() == "auto" ? default_theta(c.backend, c.tree.walk)
-                                                        : number(r, "theta");
+  c.tree.theta_auto = r["theta"].as<std::string>() == "auto";
+  // "auto" is resolved by make_solver once the backend is known; until then the CPU value.
+  c.tree.theta = c.tree.theta_auto ? default_theta(c.backend, c.tree.walk) : number(r, "theta");
   validate(c);
   return c;
 }

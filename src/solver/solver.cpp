@@ -76,8 +76,9 @@ void validate(const SolverConfig& c) {
   if (c.tree.n_group < 1) bad("--n-group", c.tree.n_group, "must be >= 1");
 }
 
-std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n) {
-  validate(c);
+std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n) {
+  validate(config);
+  SolverConfig c = config;
   Backend backend = c.backend;
 #ifdef HOSHI_HAVE_CUDA
   // auto: CUDA when a device is present, except for the double reference (CPU only).
@@ -89,6 +90,7 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& c, std::size_t n)
   if (backend == Backend::cuda)
     throw std::invalid_argument("--backend cuda: this build of hoshi has no CUDA backend");
 #endif
+  if (c.tree.theta_auto) c.tree.theta = default_theta(backend, c.tree.walk);
   SolverKind kind = c.solver;
   if (kind == SolverKind::automatic)
     kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
@@ -112,12 +114,8 @@ std::string to_string(SolverKind k) {
   return k == SolverKind::direct ? "direct" : k == SolverKind::tree ? "tree" : "auto";
 }
 double default_theta(Backend backend, WalkKind walk) {
-#if defined(HOSHI_HAVE_CUDA)
-  const bool cpu = backend == Backend::cpu;
-#else
-  const bool cpu = backend != Backend::cuda;
-#endif
-  return cpu && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
+  return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk
+                                                             : kThetaParticleWalk;
 }
 
 std::string to_string(Backend b) {

@@ -28,7 +28,9 @@ inline constexpr double kThetaParticleWalk = 0.5;
 
 // Tree parameters (DESIGN.md decisions 4 and 5).
 struct TreeParams {
-  double theta = kThetaParticleWalk;  // the CLI's "--theta auto" uses default_theta()
+  double theta = kThetaParticleWalk;
+  bool theta_auto = false;  // true ("--theta auto"): make_solver sets theta = default_theta()
+                            // for the backend and walk it actually uses
   Criterion criterion = Criterion::barnes94;
   int order = 2;          // 1 monopole, 2 monopole + quadrupole
   double alpha = 0.0025;  // relative criterion (Gadget's ErrTolForceAcc)
@@ -49,7 +51,7 @@ struct SolverConfig {
 
 // The opening angle of "--theta auto": kThetaGroupWalk for the CPU group walk,
 // kThetaParticleWalk for the per-particle walk and for the CUDA backend (whose kernel is the
-// per-particle walk); Backend::automatic counts as CUDA in a build with CUDA.
+// per-particle walk). make_solver calls it with the backend it resolved (cpu or cuda).
 double default_theta(Backend backend, WalkKind walk);
 
 // What one force evaluation did.
