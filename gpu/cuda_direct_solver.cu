@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
+#include "core/bounds.hpp"
 #include "core/checks.hpp"
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/device.hpp"
 #include "gpu/direct.cuh"
-#include "core/bounds.hpp"
 
 namespace hoshi::gpu {
 
@@ -46,9 +46,7 @@ class CudaDirectSolver final : public GravitySolver {
 
     Stopwatch sw;
     const Box box = bounding_box(p);
-    const struct {
-      double x, y, z;
-    } c{box.centre(0), box.centre(1), box.centre(2)};
+    const struct { double x, y, z; } c{box.centre(0), box.centre(1), box.centre(2)};
     h_pos_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
       h_pos_[i] = make_float4(static_cast<float>(p.x[i] - c.x), static_cast<float>(p.y[i] - c.y),

@@ -11,7 +11,9 @@
 
 namespace hoshi::testing_util {
 
-inline double total_energy(const ParticleSet& p) { return diagnostics(p).total; }
+inline double total_energy(const ParticleSet& p) {
+  return diagnostics(p).total;
+}
 
 // Leapfrog KDK (src/integrator) with a fixed step; `observe(t, p)` after the initial force
 // evaluation and after every step (forces and potentials of p are current then).

@@ -1,13 +1,12 @@
 // Cold collapse of a uniform sphere at the analytic free-fall time.
 #include <gtest/gtest.h>
 
-#include "diagnostics/diagnostics.hpp"
-
 #include <cmath>
 #include <numbers>
 #include <vector>
 
 #include "analysis/analysis.hpp"
+#include "diagnostics/diagnostics.hpp"
 #include "ic/galaxy.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"

@@ -5,11 +5,10 @@
 #endif
 #include "tree/tree_walk.hpp"
 
-#include "core/bounds.hpp"
-
 #include <algorithm>
 #include <cmath>
 
+#include "core/bounds.hpp"
 #include "direct/simd.hpp"
 #include "physics/multipole.hpp"
 #include "tree/walk_particle.hpp"

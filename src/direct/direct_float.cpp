@@ -15,8 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/checks.hpp"
 #include "core/bounds.hpp"
+#include "core/checks.hpp"
 #include "direct/direct.hpp"
 #include "direct/simd.hpp"
 

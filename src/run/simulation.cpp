@@ -187,7 +187,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   auto observe = [&](double dt) {
     if (!cfg.observer) return true;
     const RunProgress progress{step, t, dt, cfg.t_end, e0, next_output};
-    if (cfg.observer->needs_state(progress)) lf.sync();  // snapshots, checkpoints read the host state
+    if (cfg.observer->needs_state(progress))
+      lf.sync();  // snapshots, checkpoints read the host state
     return cfg.observer->after_step(p, progress);
   };
   bool go_on = observe(0.0);

@@ -114,8 +114,7 @@ std::string to_string(SolverKind k) {
   return k == SolverKind::direct ? "direct" : k == SolverKind::tree ? "tree" : "auto";
 }
 double default_theta(Backend backend, WalkKind walk) {
-  return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk
-                                                             : kThetaParticleWalk;
+  return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
 }
 
 std::string to_string(Backend b) {
