@@ -32,10 +32,7 @@ class CudaTreeSolver final : public GravitySolver {
     p.ay.resize(n);
     p.az.resize(n);
     p.pot.resize(n);
-    bool have_old = false;
-    for (std::size_t i = 0; i < n && !have_old; ++i)
-      have_old = p.ax[i] != 0 || p.ay[i] != 0 || p.az[i] != 0;
-    const Criterion used = criterion_for_call(c_, have_old);
+    const Criterion used = criterion_for_call(c_, has_accelerations(p));
 
     // Host build: keys, sort, permute, build, moments (the CPU solver's phases).
     TreeBuildParams bp;

@@ -4,26 +4,14 @@
 #pragma once
 
 #include "solver/solver.hpp"
+#include "tree/tree_solver.hpp"
 #include "tree/walk_particle.hpp"
 
 namespace hoshi::gpu {
 
-// The relative criterion needs the previous accelerations; on a first call (all zero) the
-// CPU solver walks with barnes94 at the same theta, and so do the CUDA solvers.
-inline Criterion criterion_for_call(const SolverConfig& c, bool have_old_acceleration) {
-  if (c.tree.criterion == Criterion::relative && !have_old_acceleration) return Criterion::barnes94;
-  return c.tree.criterion;
-}
-
-// Mirrors walk_params() of tree/tree_walk.cpp: cells always take the Plummer form, unsoftened
-// with the spline kernel (multipole.hpp).
+// The walk parameters of tree/walk_particle.hpp for this configuration and criterion.
 inline WalkParams<float> walk_params_for(const SolverConfig& c, Criterion used) {
-  WalkParams<float> w;
-  w.criterion = used;
-  w.order = c.tree.order;
-  w.soft = SofteningParams<float>::make(c.softening, c.eps);
-  w.cell_eps2 = w.soft.kind == Softening::plummer ? static_cast<float>(c.eps * c.eps) : 0.0f;
-  return w;
+  return make_walk_params<float>(used, c.tree.order, c.softening, c.eps);
 }
 
 }  // namespace hoshi::gpu

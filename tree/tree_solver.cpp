@@ -16,6 +16,12 @@ TreeSolver::TreeSolver(const SolverConfig& config) : c_(config) {
   validate(c_);
 }
 
+bool has_accelerations(const ParticleSet& p) {
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p.ax[i] != 0 || p.ay[i] != 0 || p.az[i] != 0) return true;
+  return false;
+}
+
 void require_no_coincident(const Octree& t, const ParticleSet& p) {
   const std::size_t n = t.keys.size();
   auto fail = [&](std::size_t a, std::size_t b) {
@@ -57,13 +63,8 @@ ForceStats TreeSolver::compute(ParticleSet& p) {
   const std::size_t n = p.size();
   // The relative criterion needs the previous accelerations; without them (first call) use
   // barnes94 at the same theta.
-  criterion_used_ = c_.tree.criterion;
-  if (criterion_used_ == Criterion::relative) {
-    bool have_old = false;
-    for (std::size_t i = 0; i < n && !have_old; ++i)
-      have_old = p.ax[i] != 0 || p.ay[i] != 0 || p.az[i] != 0;
-    if (!have_old) criterion_used_ = Criterion::barnes94;
-  }
+  criterion_used_ =
+      criterion_for_call(c_, c_.tree.criterion == Criterion::relative && has_accelerations(p));
   TreeBuildParams bp;
   bp.n_leaf = c_.tree.n_leaf;
   bp.criterion = criterion_used_;

@@ -38,6 +38,17 @@ class TreeSolver final : public GravitySolver {
   Criterion criterion_used_ = Criterion::barnes94;
 };
 
+// The criterion one evaluation uses: the configured one, except that the relative criterion
+// needs |a_old|, so with `have_old_acceleration` false (a first call) it is barnes94 at the same
+// theta. Shared by the CPU and CUDA tree solvers.
+inline Criterion criterion_for_call(const SolverConfig& c, bool have_old_acceleration) {
+  if (c.tree.criterion == Criterion::relative && !have_old_acceleration) return Criterion::barnes94;
+  return c.tree.criterion;
+}
+
+// Whether p holds accelerations of a previous evaluation (any non-zero component).
+bool has_accelerations(const ParticleSet& p);
+
 // Throws std::invalid_argument naming the ids of two distinct particles at the same position,
 // if the sorted tree holds any (they share a Morton key, so they are adjacent).
 void require_no_coincident(const Octree& tree, const ParticleSet& p);
