@@ -35,25 +35,14 @@ class CudaTreeSolver final : public GravitySolver {
     const Criterion used = criterion_for_call(c_, has_accelerations(p));
 
     // Host build: keys, sort, permute, build, moments (the CPU solver's phases).
-    TreeBuildParams bp;
-    bp.n_leaf = c_.tree.n_leaf;
-    bp.criterion = used;
-    bp.theta = c_.tree.theta;
-    build_tree(p, bp, tree_, st.seconds);
-    if (c_.eps == 0) require_no_coincident(tree_, p);
+    build_tree_for(c_, used, p, tree_, st.seconds);
 
     Stopwatch sw;
     h_order_.resize(n);
     for (std::size_t k = 0; k < n; ++k) h_order_[k] = static_cast<std::uint32_t>(tree_.index[k]);
     const float* d_alpha = nullptr;
     if (used == Criterion::relative) {
-      const double s = c_.tree.alpha / c_.G;
-      h_alpha_.resize(n);
-      for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t i = tree_.index[k];
-        h_alpha_[k] = static_cast<float>(
-            s * std::sqrt(p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i]));
-      }
+      h_alpha_ = relative_alpha(c_, tree_, p);
       d_alpha_.upload(h_alpha_.data(), n);
       d_alpha = d_alpha_.data();
     }

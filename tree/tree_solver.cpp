@@ -16,6 +16,29 @@ TreeSolver::TreeSolver(const SolverConfig& config) : c_(config) {
   validate(c_);
 }
 
+void build_tree_for(const SolverConfig& c, Criterion used, const ParticleSet& p, Octree& tree,
+                    PhaseTimes& times) {
+  TreeBuildParams bp;
+  bp.n_leaf = c.tree.n_leaf;
+  bp.criterion = used;
+  bp.theta = c.tree.theta;
+  build_tree(p, bp, tree, times);
+  if (c.eps == 0) require_no_coincident(tree, p);
+}
+
+std::vector<float> relative_alpha(const SolverConfig& c, const Octree& tree, const ParticleSet& p) {
+  const std::size_t n = p.size();
+  std::vector<float> alpha_a(n);
+  const double s = c.tree.alpha / c.G;
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
+    const std::size_t i = tree.index[k];
+    alpha_a[k] = static_cast<float>(
+        s * std::sqrt(p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i]));
+  }
+  return alpha_a;
+}
+
 bool has_accelerations(const ParticleSet& p) {
   for (std::size_t i = 0; i < p.size(); ++i)
     if (p.ax[i] != 0 || p.ay[i] != 0 || p.az[i] != 0) return true;
@@ -65,25 +88,11 @@ ForceStats TreeSolver::compute(ParticleSet& p) {
   // barnes94 at the same theta.
   criterion_used_ =
       criterion_for_call(c_, c_.tree.criterion == Criterion::relative && has_accelerations(p));
-  TreeBuildParams bp;
-  bp.n_leaf = c_.tree.n_leaf;
-  bp.criterion = criterion_used_;
-  bp.theta = c_.tree.theta;
-  build_tree(p, bp, tree_, st.seconds);
-  if (c_.eps == 0) require_no_coincident(tree_, p);
+  build_tree_for(c_, criterion_used_, p, tree_, st.seconds);
 
   Stopwatch sw;
   std::vector<float> alpha_a;
-  if (criterion_used_ == Criterion::relative) {
-    alpha_a.resize(n);
-    const double s = c_.tree.alpha / c_.G;
-#pragma omp parallel for schedule(static)
-    for (std::ptrdiff_t k = 0; k < static_cast<std::ptrdiff_t>(n); ++k) {
-      const std::size_t i = tree_.index[k];
-      alpha_a[k] = static_cast<float>(
-          s * std::sqrt(p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i]));
-    }
-  }
+  if (criterion_used_ == Criterion::relative) alpha_a = relative_alpha(c_, tree_, p);
   TreeWalkConfig wc;
   wc.criterion = criterion_used_;
   wc.order = c_.tree.order;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "solver/solver.hpp"
 #include "tree/octree.hpp"
@@ -48,6 +49,15 @@ inline Criterion criterion_for_call(const SolverConfig& c, bool have_old_acceler
 
 // Whether p holds accelerations of a previous evaluation (any non-zero component).
 bool has_accelerations(const ParticleSet& p);
+
+// The host tree build of one evaluation with criterion `used` (keys, sort, permute, build,
+// moments; phases added to `times`), plus the zero-softening check for coincident particles.
+// Shared by the CPU and CUDA tree solvers.
+void build_tree_for(const SolverConfig& c, Criterion used, const ParticleSet& p, Octree& tree,
+                    PhaseTimes& times);
+
+// The relative criterion's per-target threshold alpha |a_old| / G in tree (sorted) order.
+std::vector<float> relative_alpha(const SolverConfig& c, const Octree& tree, const ParticleSet& p);
 
 // Throws std::invalid_argument naming the ids of two distinct particles at the same position,
 // if the sorted tree holds any (they share a Morton key, so they are adjacent).
