@@ -21,7 +21,8 @@ struct Header {
   std::int32_t nbodies, ndim, nsph, ndark, nstar, version;
 };
 
-Header read_header(ByteReader& r) {
+// The 28 header bytes, plus the 4 padding bytes (the Bonsai version field) if `with_pad`.
+Header read_header(ByteReader& r, bool with_pad = true) {
   Header h{};
   h.time = r.get<double>("header.time");
   h.nbodies = r.get<std::int32_t>("header.nbodies");
@@ -29,7 +30,7 @@ Header read_header(ByteReader& r) {
   h.nsph = r.get<std::int32_t>("header.nsph");
   h.ndark = r.get<std::int32_t>("header.ndark");
   h.nstar = r.get<std::int32_t>("header.nstar");
-  h.version = r.get<std::int32_t>("header.pad");
+  if (with_pad) h.version = r.get<std::int32_t>("header.pad");
   return h;
 }
 
@@ -71,13 +72,7 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
                     "truncated: a tipsy header has 28 bytes (32 with padding)");
   out.big_endian = detect_big_endian(data, size, name);
   ByteReader r(data, size, name, out.big_endian);
-  Header h{};
-  h.time = r.get<double>("header.time");
-  h.nbodies = r.get<std::int32_t>("header.nbodies");
-  h.ndim = r.get<std::int32_t>("header.ndim");
-  h.nsph = r.get<std::int32_t>("header.nsph");
-  h.ndark = r.get<std::int32_t>("header.ndark");
-  h.nstar = r.get<std::int32_t>("header.nstar");
+  Header h = read_header(r, false);  // the padding is read below, once the size is checked
   if (!std::isfinite(h.time)) throw_bad_field(name, "header.time", h.time, "must be finite");
   for (auto [field, v] :
        {std::pair{"header.nsph", h.nsph}, std::pair{"header.ndark", h.ndark},

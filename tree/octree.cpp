@@ -258,6 +258,14 @@ struct Moments {
   double qxx = 0, qxy = 0, qxz = 0, qyy = 0, qyz = 0, qzz = 0;
 };
 
+// Centre of mass from the mass M and the mass-weighted offsets (sx, sy, sz) from the node's
+// geometric centre; the geometric centre when the node is massless.
+void set_centre_of_mass(const TreeNode& n, double M, double sx, double sy, double sz, Moments& r) {
+  r.x = n.cx + (M > 0 ? sx / M : 0.0);
+  r.y = n.cy + (M > 0 ? sy / M : 0.0);
+  r.z = n.cz + (M > 0 ? sz / M : 0.0);
+}
+
 void leaf_moments(const TreeNode& n, const double* x, const double* y, const double* z,
                   const double* m, Moments& r) {
   double M = 0, sx = 0, sy = 0, sz = 0;
@@ -276,15 +284,7 @@ void leaf_moments(const TreeNode& n, const double* x, const double* y, const dou
     r.z = z[n.begin];
     return;
   }
-  if (M > 0) {
-    r.x = n.cx + sx / M;
-    r.y = n.cy + sy / M;
-    r.z = n.cz + sz / M;
-  } else {
-    r.x = n.cx;
-    r.y = n.cy;
-    r.z = n.cz;
-  }
+  set_centre_of_mass(n, M, sx, sy, sz, r);
   for (std::uint64_t j = n.begin; j < n.end; ++j) {
     const double dx = x[j] - r.x, dy = y[j] - r.y, dz = z[j] - r.z;
     const double r2 = dx * dx + dy * dy + dz * dz;
@@ -309,15 +309,7 @@ void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes,
   }
   r = Moments{};
   r.m = M;
-  if (M > 0) {
-    r.x = n.cx + sx / M;
-    r.y = n.cy + sy / M;
-    r.z = n.cz + sz / M;
-  } else {
-    r.x = n.cx;
-    r.y = n.cy;
-    r.z = n.cz;
-  }
+  set_centre_of_mass(n, M, sx, sy, sz, r);
   // Parallel-axis shift of each child's traceless quadrupole to the parent's com.
   for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
     const Moments& k = mom[c];
