@@ -5,6 +5,7 @@
 //   g++ -O3 -march=native -fopenmp -std=c++20 -Isrc -I. examples/walk_bench.cpp \
 //       build/libhoshi_core.a -o build/walk_bench
 //   OMP_NUM_THREADS=1 build/walk_bench N [R=3] [theta=0.65] [n_group=128] [n_leaf=16]
+//                                      [R=kLocalRatio] (local_ratio_for)
 #include <omp.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "ic/ic.hpp"
+#include "solver/solver.hpp"
 #include "tree/octree.hpp"
 #include "tree/tree_walk.hpp"
 using namespace hoshi;
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   TreeWalkConfig wc;
   wc.n_group = argc > 4 ? atoi(argv[4]) : 128;
   bp.n_leaf = argc > 5 ? atoi(argv[5]) : 16;
+  wc.local_ratio = local_ratio_for(argc > 6 ? atof(argv[6]) : kLocalRatio, bp.theta, wc.order);
   ParticleSet p = make_plummer(n, 1);
   Octree tree;
   PhaseTimes times;
@@ -47,8 +50,8 @@ int main(int argc, char** argv) {
   }
   const int nt = omp_get_max_threads();
   printf(
-      "N %zu theta %.2f n_group %d n_leaf %d threads %d: walk CPU/thread %.4f s wall %.4f s "
-      "| pp %.0f pc %.0f per particle\n",
-      n, bp.theta, wc.n_group, bp.n_leaf, nt, best_cpu / nt, best_wall, double(c.pp) / n,
-      double(c.pc) / n);
+      "N %zu theta %.2f n_group %d n_leaf %d local_ratio %.3g threads %d: walk CPU/thread %.4f s "
+      "wall %.4f s | pp %.0f pc %.0f per particle, m2l %.0f per particle\n",
+      n, bp.theta, wc.n_group, bp.n_leaf, wc.local_ratio, nt, best_cpu / nt, best_wall,
+      double(c.pp) / n, double(c.pc) / n, double(c.m2l) / n);
 }

@@ -100,6 +100,7 @@ ForceStats TreeSolver::compute(ParticleSet& p) {
   wc.eps = c_.eps;
   wc.G = c_.G;
   wc.n_group = c_.tree.n_group;
+  wc.local_ratio = local_ratio_for(c_.tree.local_ratio, c_.tree.theta, c_.tree.order);
   const float* aa = alpha_a.empty() ? nullptr : alpha_a.data();
   WalkCounts counts;
   if (n > 0) {

@@ -1,5 +1,5 @@
 // GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics (the
-// _mm512_undefined_ps() pass-through of rsqrt14 and reduce_add, GCC bug 105593): silenced here.
+// _mm512_undefined_ps() pass-through of rsqrt14, GCC bug 105593): silenced here.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
@@ -7,10 +7,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <type_traits>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "core/bounds.hpp"
 #include "direct/simd.hpp"
+#include "physics/local_expansion.hpp"
 #include "physics/multipole.hpp"
+#include "tree/morton.hpp"
 #include "tree/walk_particle.hpp"
 
 namespace hoshi {
@@ -45,48 +52,6 @@ WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, co
   return {pp, pc};
 }
 
-std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) {
-  std::vector<Group> groups;
-  const std::uint64_t ng = static_cast<std::uint64_t>(std::max(1, n_group));
-  const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
-  if (nn == 0) return groups;
-  if (nodes[0].end - nodes[0].begin <= ng) return {{nodes[0].begin, nodes[0].end}};
-  // Children of every node with more than n_group particles: runs of consecutive siblings
-  // that fit n_group together form one group (a group is then a compact piece of one node,
-  // and groups are near n_group in size rather than n_group / 8); a child too big for a group
-  // is descended into; a leaf too big (coincident points) is cut into pieces.
-  // The next node in pre-order with more than n_group particles, from j on.
-  auto next_big = [&](std::uint32_t j) {
-    while (j < nn && nodes[j].end - nodes[j].begin <= ng) j = nodes[j].next;
-    return j;
-  };
-  for (std::uint32_t i = 0; i < nn;) {
-    const TreeNode& n = nodes[i];
-    if (n.first_child == 0) {  // a leaf with more than n_group particles
-      for (std::uint64_t b = n.begin; b < n.end; b += ng)
-        groups.push_back({b, std::min(n.end, b + ng)});
-      i = next_big(n.next);
-      continue;
-    }
-    Group run{0, 0};
-    for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
-      const std::uint64_t count = nodes[c].end - nodes[c].begin;
-      if (count > ng) continue;  // descended into below
-      if (run.end == nodes[c].begin && run.end - run.begin + count <= ng) {
-        run.end = nodes[c].end;
-      } else {
-        if (run.end > run.begin) groups.push_back(run);
-        run = {nodes[c].begin, nodes[c].end};
-      }
-    }
-    if (run.end > run.begin) groups.push_back(run);
-    i = next_big(i + 1);
-  }
-  std::sort(groups.begin(), groups.end(),
-            [](const Group& a, const Group& b) { return a.begin < b.begin; });
-  return groups;
-}
-
 GroupBox group_box(const TreeView& t, const Group& g) {
   const Box b = bounding_box(t.x, t.y, t.z, g.begin, g.end);
   return {b.centre(0), b.centre(1), b.centre(2), b.half(0), b.half(1), b.half(2)};
@@ -94,31 +59,50 @@ GroupBox group_box(const TreeView& t, const Group& g) {
 
 namespace {
 
+// Squared distance from a node's centre of mass to the nearest point of a box, and to the
+// box centre.
+inline double nearest_d2(const TreeNode& n, const GroupBox& b) {
+  const double ex = std::max(std::abs(n.com_x - b.cx) - b.hx, 0.0);
+  const double ey = std::max(std::abs(n.com_y - b.cy) - b.hy, 0.0);
+  const double ez = std::max(std::abs(n.com_z - b.cz) - b.hz, 0.0);
+  return ex * ex + ey * ey + ez * ez;
+}
+inline double centre_d2(const TreeNode& n, const GroupBox& b) {
+  const double cx = n.com_x - b.cx, cy = n.com_y - b.cy, cz = n.com_z - b.cz;
+  return cx * cx + cy * cy + cz * cz;
+}
+// Below this distance from a box a node is opened, never used as a multipole: the kernels see
+// positions relative to the box centre in float, resolved to ~2^-24 of the box size, and a
+// cell closer than 2^-20 of it (possible with bmax, whose r_crit is 0 for a one-particle
+// node) could round onto a target and make r = 0 in a cell term, which has no r = 0 mask.
+inline double min_cell_d2(const GroupBox& b) {
+  const double dmin = 0x1.0p-20 * (b.hx + b.hy + b.hz);
+  return dmin * dmin;
+}
+
 // The group walk itself: visitor.cell(i) for every accepted node, visitor.leaf(i) for every
 // opened leaf, in pre-order. A node is accepted when its criterion holds at the nearest point
-// of the box (so for every particle inside).
+// of the box (so for every particle inside). An accepted node whose centre of mass is farther
+// than sqrt(far_d2) from the box centre goes to visitor.far(i) instead.
+// The walk covers the nodes [start, stop) in pre-order: the whole tree, or the subtree of
+// node c with start = c, stop = nodes[c].next.
 template <class Visitor>
 inline void walk_group_visit(const TreeView& t, const GroupBox& b, Criterion criterion,
-                             double alpha_a, Visitor& visitor) {
-  // The kernels see positions relative to the group centre in float, resolved to ~2^-24 of
-  // the group size. A cell closer than 2^-20 of the group size (possible with bmax, whose
-  // r_crit is 0 for a one-particle node) could round onto a target and make r = 0 in a cell
-  // term, which has no r = 0 mask: open such a node instead.
-  const double dmin = 0x1.0p-20 * (b.hx + b.hy + b.hz);
-  const double dmin2 = dmin * dmin;
-  std::uint32_t i = 0;
-  while (i < t.n_nodes) {
+                             double alpha_a, double far_d2, Visitor& visitor, std::uint32_t start,
+                             std::uint32_t stop) {
+  const double dmin2 = min_cell_d2(b);
+  std::uint32_t i = start;
+  while (i < stop) {
     const TreeNode& n = t.nodes[i];
     // The walk continues at i + 1 (sequential, found by the hardware prefetcher) or at next:
     // fetch that one while the criterion is evaluated.
     __builtin_prefetch(&t.nodes[n.next]);
-    // Distance from the centre of mass to the nearest point of the box.
-    const double ex = std::max(std::abs(n.com_x - b.cx) - b.hx, 0.0);
-    const double ey = std::max(std::abs(n.com_y - b.cy) - b.hy, 0.0);
-    const double ez = std::max(std::abs(n.com_z - b.cz) - b.hz, 0.0);
-    const double d2 = ex * ex + ey * ey + ez * ez;
+    const double d2 = nearest_d2(n, b);
     if (d2 > dmin2 && node_accepted<double>(n, d2, criterion, alpha_a)) {
-      visitor.cell(i);
+      if (centre_d2(n, b) > far_d2)
+        visitor.far(i);
+      else
+        visitor.cell(i);
       i = n.next;
     } else if (n.first_child == 0) {
       visitor.leaf(i);
@@ -132,6 +116,7 @@ inline void walk_group_visit(const TreeView& t, const GroupBox& b, Criterion cri
 struct ListVisitor {
   InteractionList* list;
   void cell(std::uint32_t i) { list->cells.push_back(i); }
+  void far(std::uint32_t i) { list->cells.push_back(i); }
   void leaf(std::uint32_t i) { list->leaves.push_back(i); }
 };
 
@@ -141,10 +126,28 @@ void group_interaction_list(const TreeView& t, const GroupBox& b, Criterion crit
                             double alpha_a, InteractionList& list) {
   list.clear();
   ListVisitor v{&list};
-  walk_group_visit(t, b, criterion, alpha_a, v);
+  walk_group_visit(t, b, criterion, alpha_a, std::numeric_limits<double>::infinity(), v, 0,
+                   t.n_nodes);
 }
 
 namespace {
+
+// Sets flush-to-zero and denormals-are-zero for the calling thread while in scope (x86).
+struct FlushDenormals {
+#if defined(__SSE__)
+  unsigned int saved = _mm_getcsr();
+  FlushDenormals() {
+    _mm_setcsr(saved | 0x8040u);
+  }
+  ~FlushDenormals() {
+    _mm_setcsr(saved);
+  }
+#else
+  FlushDenormals() = default;
+#endif
+  FlushDenormals(const FlushDenormals&) = delete;
+  FlushDenormals& operator=(const FlushDenormals&) = delete;
+};
 
 using simd::VecF;
 constexpr int kW = simd::kWidth;
@@ -154,9 +157,28 @@ constexpr int kW = simd::kWidth;
 #ifndef HOSHI_TREE_BLOCK_PC
 #define HOSHI_TREE_BLOCK_PC 2
 #endif
-constexpr int kTargetBlock = 4;  // targets are padded to a multiple of this (>= both blocks)
+// Targets are padded to whole vectors (a multiple of both register blocks) for the L2P step.
+constexpr int kTargetBlock = kW;
+// Degree of the groups' local expansions (physics/local_expansion.hpp).
+#ifndef HOSHI_LOCAL_ORDER
+#define HOSHI_LOCAL_ORDER 5
+#endif
+constexpr int kLocalOrder = HOSHI_LOCAL_ORDER;
+constexpr int kLocalCount = Monomials<kLocalOrder>::kCount;
 // Padding entries: zero mass (and moments) far away, so they add exactly zero.
 constexpr float kPadPosition = 1e18f;
+// Far-cell padding (in group radii): zero mass and moments; near enough that no intermediate
+// of the expansion underflows.
+constexpr float kFarPadPosition = 1e3f;
+
+// Far cells of one expansion centre, in float SoA relative to the centre and in units of the
+// expansion's radius (positions / scale, quadrupoles / scale^2), padded to kW.
+struct FarBuffer {
+  std::vector<float> x, y, z, m, qxx, qxy, qxz, qyy, qyz, qzz;
+  std::size_t n = 0;
+  void add(const TreeNode& node, double cx, double cy, double cz, double inv_scale);
+  void pad();
+};
 
 // Per-thread buffers of one group: sources, cells and targets relative to the group centre,
 // filled by the walk itself (FillVisitor) so that every node is read once per group.
@@ -164,7 +186,12 @@ struct GroupBuffers {
   std::vector<float> sx, sy, sz, sm;                                // particle sources
   std::vector<float> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz;  // cells
   std::vector<float> tx, ty, tz;                                    // targets
-  std::size_t ns = 0, nc = 0, nt = 0;                               // counts without padding
+  FarBuffer far;  // cells for the group's own local expansion
+  // Sources: the group's own particles first, [0, nt), padded to own_end (a multiple of kW);
+  // then the other particles of the opened leaves, [own_end, ns). The self pairs can only be
+  // in the first part.
+  std::size_t ns = 0, own_end = 0, nc = 0, nt = 0;
+  double scale = 1;  // length unit of the far cells: group radius
 };
 
 std::size_t padded(std::size_t n, std::size_t w) {
@@ -178,13 +205,40 @@ void grow(std::vector<float>* const (&v)[K], std::size_t n) {
   for (auto* a : v) a->resize(size);
 }
 
+void FarBuffer::add(const TreeNode& node, double cx, double cy, double cz, double inv_scale) {
+  grow<10>({&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz}, n + kW);
+  const double s = inv_scale, s2 = s * s;
+  x[n] = static_cast<float>((node.com_x - cx) * s);
+  y[n] = static_cast<float>((node.com_y - cy) * s);
+  z[n] = static_cast<float>((node.com_z - cz) * s);
+  m[n] = static_cast<float>(node.m);
+  qxx[n] = static_cast<float>(node.qxx * s2);
+  qxy[n] = static_cast<float>(node.qxy * s2);
+  qxz[n] = static_cast<float>(node.qxz * s2);
+  qyy[n] = static_cast<float>(node.qyy * s2);
+  qyz[n] = static_cast<float>(node.qyz * s2);
+  qzz[n] = static_cast<float>(node.qzz * s2);
+  ++n;
+}
+
+void FarBuffer::pad() {
+  for (std::size_t k = n; k < padded(n, kW); ++k) {
+    x[k] = y[k] = z[k] = kFarPadPosition;
+    m[k] = qxx[k] = qxy[k] = qxz[k] = qyy[k] = qyz[k] = qzz[k] = 0;
+  }
+}
+
 // Writes the accepted cells and the opened leaves' particles into the float buffers,
 // relative to the group centre (difference in double), as the walk finds them.
 struct FillVisitor {
   const TreeView* t;
   const GroupBox* b;
   GroupBuffers* g;
+  double inv_scale = 1;                      // 1 / group radius, for the far cells
+  std::uint64_t own_begin = 0, own_end = 0;  // the group's particles
   std::size_t ns = 0, nc = 0;
+
+  void far(std::uint32_t i) { g->far.add(t->nodes[i], b->cx, b->cy, b->cz, inv_scale); }
 
   void cell(std::uint32_t i) {
     GroupBuffers& q = *g;
@@ -202,12 +256,18 @@ struct FillVisitor {
     q.qzz[nc] = n.qzz;
     ++nc;
   }
+  // The leaf's particles, except the group's own [own_begin, own_end) (already in front).
   void leaf(std::uint32_t i) {
-    GroupBuffers& q = *g;
     const TreeNode& n = t->nodes[i];
-    const std::size_t count = n.end - n.begin;
-    grow<4>({&q.sx, &q.sy, &q.sz, &q.sm}, ns + count + kW);
-    for (std::uint64_t j = n.begin; j < n.end; ++j, ++ns) {
+    if (n.begin >= own_begin && n.end <= own_end) return;
+    copy(n.begin, std::min(n.end, own_begin));
+    copy(std::max(n.begin, own_end), n.end);
+  }
+  void copy(std::uint64_t begin, std::uint64_t end) {
+    if (begin >= end) return;
+    GroupBuffers& q = *g;
+    grow<4>({&q.sx, &q.sy, &q.sz, &q.sm}, ns + (end - begin) + kW);
+    for (std::uint64_t j = begin; j < end; ++j, ++ns) {
       q.sx[ns] = static_cast<float>(t->x[j] - b->cx);
       q.sy[ns] = static_cast<float>(t->y[j] - b->cy);
       q.sz[ns] = static_cast<float>(t->z[j] - b->cz);
@@ -216,11 +276,41 @@ struct FillVisitor {
   }
 };
 
-// The group's interaction list straight into the buffers, padded to kW.
-void walk_fill(const TreeView& t, const GroupBox& b, Criterion criterion, double alpha_a,
+// Radius of a box (half its diagonal) and the squared distance beyond which a cell enters the
+// box's local expansion (infinity: none).
+inline double box_radius(const GroupBox& b) {
+  return std::sqrt(b.hx * b.hx + b.hy * b.hy + b.hz * b.hz);
+}
+inline double far_distance2(double radius, double local_ratio) {
+  if (!(local_ratio > 0 && radius > 0)) return std::numeric_limits<double>::infinity();
+  const double d = radius / local_ratio;
+  return d * d;
+}
+
+// The group's interaction list straight into the buffers, padded to kW: the group's own
+// particles, then the walks of the subtrees of the candidate nodes cand[0, ncand). Accepted
+// cells farther than group radius / local_ratio from the group centre go to the far buffer.
+void walk_fill(const TreeView& t, const Group& grp, const GroupBox& b, Criterion criterion,
+               double alpha_a, double local_ratio, const std::uint32_t* cand, std::size_t ncand,
                GroupBuffers& g) {
+  const double radius = box_radius(b);
+  const double far_d2 = far_distance2(radius, local_ratio);
   FillVisitor v{&t, &b, &g};
-  walk_group_visit(t, b, criterion, alpha_a, v);
+  v.inv_scale = far_d2 < std::numeric_limits<double>::infinity() ? 1 / radius : 1;
+  g.scale = 1 / v.inv_scale;
+  g.far.n = 0;
+  // The group's own particles (every one is in an opened leaf: a box never accepts a node
+  // whose centre of mass lies inside it).
+  v.own_begin = grp.begin;
+  v.own_end = grp.end;
+  v.copy(grp.begin, grp.end);
+  for (; v.ns < padded(v.ns, kW); ++v.ns) {
+    g.sx[v.ns] = g.sy[v.ns] = g.sz[v.ns] = kPadPosition;
+    g.sm[v.ns] = 0;
+  }
+  g.own_end = v.ns;
+  for (std::size_t k = 0; k < ncand; ++k)
+    walk_group_visit(t, b, criterion, alpha_a, far_d2, v, cand[k], t.nodes[cand[k]].next);
   for (std::size_t k = v.ns; k < padded(v.ns, kW); ++k) {
     g.sx[k] = g.sy[k] = g.sz[k] = kPadPosition;
     g.sm[k] = 0;
@@ -229,6 +319,7 @@ void walk_fill(const TreeView& t, const GroupBox& b, Criterion criterion, double
     g.cx[k] = g.cy[k] = g.cz[k] = kPadPosition;
     g.cm[k] = g.qxx[k] = g.qxy[k] = g.qxz[k] = g.qyy[k] = g.qyz[k] = g.qzz[k] = 0;
   }
+  if (g.far.n > 0) g.far.pad();
   g.ns = v.ns;
   g.nc = v.nc;
 }
@@ -257,6 +348,10 @@ void fill_targets(const TreeView& t, const Group& grp, const GroupBox& b, GroupB
 // pair); otherwise pairs at r = 0 (the self pair) are masked. Results are added to out.
 template <int B, bool kSpline, bool kSoft>
 void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]) {
+  // Plummer: the scaled form (plummer_pair_scaled: m/2 in, 4 a out; both exact powers of 2).
+  constexpr bool kScaled = !kSpline;
+  const VecF m_scale(kScaled ? 0.5f : 1.0f);
+  const float acc_scale = kScaled ? 0.25f : 1.0f;
   const std::size_t n = padded(g.ns, kW);
   for (std::size_t t0 = 0; t0 < g.nt; t0 += B) {
     VecF X[B], Y[B], Z[B], ax[B], ay[B], az[B], pot[B];
@@ -266,28 +361,31 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
       Z[b] = VecF(g.tz[t0 + b]);
       ax[b] = ay[b] = az[b] = pot[b] = VecF(0.0f);
     }
-    for (std::size_t j = 0; j < n; j += kW) {
-      const VecF x = VecF::load(&g.sx[j]), y = VecF::load(&g.sy[j]), z = VecF::load(&g.sz[j]);
-      const VecF m = VecF::load(&g.sm[j]);
-      for (int b = 0; b < B; ++b) {
-        const VecF dx = x - X[b], dy = y - Y[b], dz = z - Z[b];
-        if constexpr (kSoft) {
-          if constexpr (kSpline)
+    // kMasked: the sources that may be a target itself (the group's own, unsoftened only).
+    auto sources = [&](auto masked, std::size_t j0, std::size_t j1) {
+      constexpr bool kMasked = decltype(masked)::value;
+      for (std::size_t j = j0; j < j1; j += kW) {
+        const VecF x = VecF::load(&g.sx[j]), y = VecF::load(&g.sy[j]), z = VecF::load(&g.sz[j]);
+        const VecF m = VecF::load(&g.sm[j]) * m_scale;
+        for (int b = 0; b < B; ++b) {
+          const VecF dx = x - X[b], dy = y - Y[b], dz = z - Z[b];
+          if constexpr (kSpline) {
             spline_pair(dx, dy, dz, m, h_inv, true, ax[b], ay[b], az[b], pot[b]);
-          else
-            plummer_pair(dx, dy, dz, m, eps2, true, ax[b], ay[b], az[b], pot[b]);
-        } else {
-          const auto valid = dx * dx + dy * dy + dz * dz > VecF(0.0f);
-          // eps2 = -0: r2 + (-0) == r2 exactly, which the compiler may fold (it may not fold
-          // r2 + 0, which turns -0 into +0): one add fewer per pair.
-          plummer_pair(dx, dy, dz, m, VecF(-0.0f), valid, ax[b], ay[b], az[b], pot[b]);
+          } else if constexpr (kMasked) {
+            const auto valid = dx * dx + dy * dy + dz * dz > VecF(0.0f);
+            plummer_pair_scaled(dx, dy, dz, m, eps2, valid, ax[b], ay[b], az[b], pot[b]);
+          } else {
+            plummer_pair_scaled(dx, dy, dz, m, eps2, true, ax[b], ay[b], az[b], pot[b]);
+          }
         }
       }
-    }
+    };
+    sources(std::bool_constant<!kSoft>{}, 0, g.own_end);
+    sources(std::false_type{}, g.own_end, n);
     for (int b = 0; b < B && t0 + b < g.nt; ++b) {
-      out[0][t0 + b] += simd::reduce_add(ax[b]);
-      out[1][t0 + b] += simd::reduce_add(ay[b]);
-      out[2][t0 + b] += simd::reduce_add(az[b]);
+      out[0][t0 + b] += acc_scale * simd::reduce_add(ax[b]);
+      out[1][t0 + b] += acc_scale * simd::reduce_add(ay[b]);
+      out[2][t0 + b] += acc_scale * simd::reduce_add(az[b]);
       out[3][t0 + b] += simd::reduce_add(pot[b]);
     }
   }
@@ -329,6 +427,60 @@ void pc_kernel(const GroupBuffers& g, VecF eps2, float* const out[4]) {
   }
 }
 
+// Far cells to a local expansion (M2L): SIMD over cells, one lane per cell, then summed over
+// the lanes into coef[kLocalCount]. eps2: the cells' softening in units of the buffer's scale.
+template <int kOrder>
+void m2l(const FarBuffer& f, float eps2, float* coef) {
+  VecF L[kLocalCount];
+  for (VecF& l : L) l = VecF(0.0f);
+  const VecF e2(eps2);
+  const std::size_t n = padded(f.n, kW);
+  for (std::size_t j = 0; j < n; j += kW) {
+    add_cell_to_local<kLocalOrder, kOrder>(
+        VecF::load(&f.x[j]), VecF::load(&f.y[j]), VecF::load(&f.z[j]), VecF::load(&f.m[j]),
+        VecF::load(&f.qxx[j]), VecF::load(&f.qxy[j]), VecF::load(&f.qxz[j]), VecF::load(&f.qyy[j]),
+        VecF::load(&f.qyz[j]), VecF::load(&f.qzz[j]), e2, L);
+  }
+  for (int c = 0; c < kLocalCount; ++c) coef[c] = simd::reduce_add(L[c]);
+}
+
+// A local expansion about a centre, in units of its radius `scale`.
+struct LocalFrame {
+  double cx, cy, cz, scale;
+  float coef[kLocalCount];
+};
+
+// Adds the local expansion `coef` (centre offset (ox, oy, oz) from the group centre to the
+// frame centre... in the frame's units: target k sits at (tx[k] / scale + ox, ...)) to the
+// group's targets (L2P, SIMD over targets), in the caller's units.
+void l2p(const float* coef, double ox, double oy, double oz, double scale, const GroupBuffers& g,
+         float* const out[4]) {
+  const double inv_s = 1 / scale;
+  const VecF to_unit(static_cast<float>(inv_s));
+  const VecF sx(static_cast<float>(ox)), sy(static_cast<float>(oy)), sz(static_cast<float>(oz));
+  const VecF acc_scale(static_cast<float>(inv_s * inv_s)), pot_scale(static_cast<float>(inv_s));
+  for (std::size_t k = 0; k < g.nt; k += kW) {
+    VecF ax, ay, az, pot;
+    eval_local<kLocalOrder>(coef, mul_add(VecF::load(&g.tx[k]), to_unit, sx),
+                            mul_add(VecF::load(&g.ty[k]), to_unit, sy),
+                            mul_add(VecF::load(&g.tz[k]), to_unit, sz), ax, ay, az, pot);
+    mul_add(ax, acc_scale, VecF::load(out[0] + k)).store(out[0] + k);
+    mul_add(ay, acc_scale, VecF::load(out[1] + k)).store(out[1] + k);
+    mul_add(az, acc_scale, VecF::load(out[2] + k)).store(out[2] + k);
+    mul_add(pot, pot_scale, VecF::load(out[3] + k)).store(out[3] + k);
+  }
+}
+
+// The group's own far cells (positions in units of the group radius g.scale).
+template <int kOrder>
+void far_kernel(const GroupBuffers& g, float cell_eps2, float* const out[4]) {
+  if (g.far.n == 0) return;
+  float coef[kLocalCount];
+  const double inv_s = 1 / g.scale;
+  m2l<kOrder>(g.far, static_cast<float>(cell_eps2 * inv_s * inv_s), coef);
+  l2p(coef, 0, 0, 0, g.scale, g, out);
+}
+
 constexpr int kBlockPP = HOSHI_TREE_BLOCK_PP;
 constexpr int kBlockPC = HOSHI_TREE_BLOCK_PC;
 
@@ -336,9 +488,10 @@ template <bool kSpline, bool kSoft, int kOrder>
 void group_kernel(const GroupBuffers& g, const WalkParams<float>& w, float* out_ax, float* out_ay,
                   float* out_az, float* out_pot) {
   float* const out[4] = {out_ax, out_ay, out_az, out_pot};
-  for (float* o : out) std::fill(o, o + g.nt, 0.0f);
+  for (float* o : out) std::fill(o, o + padded(g.nt, kTargetBlock), 0.0f);
   pp_kernel<kBlockPP, kSpline, kSoft>(g, VecF(w.soft.eps2), VecF(w.soft.h_inv), out);
   pc_kernel<kBlockPC, kOrder>(g, VecF(w.cell_eps2), out);
+  far_kernel<kOrder>(g, w.cell_eps2, out);
 }
 
 using GroupKernel = void (*)(const GroupBuffers&, const WalkParams<float>&, float*, float*, float*,
@@ -357,56 +510,404 @@ GroupKernel pick_kernel(const WalkParams<float>& w, bool soft) {
 
 }  // namespace
 
+int local_expansion_order() {
+  return kLocalOrder;
+}
+
+double local_ratio_for(double R, double theta, int order) {
+  if (!(R > 0)) return 0;
+  return std::min(0.5, R * std::pow(theta, double(order + 1) / kLocalOrder));
+}
+
+// ---- The hierarchical group walk ---------------------------------------------------------
+//
+// Targets form a hierarchy: nodes with more than n_group particles ("big" targets, their cube
+// as box), whose target children are their big child nodes and the groups made of runs of
+// their small children (target_children). A big target T receives candidate nodes from its
+// parent (the root: {0}) and classifies each against its cube:
+//  * accepted by the criterion at the cube's nearest point and farther than radius(T) /
+//    local_ratio from its centre: added to T's local expansion (one M2L for all particles of
+//    T); the groups below evaluate it on their particles (L2P);
+//  * larger than T (side > side(T)) and not accepted: opened, its children classified in turn;
+//  * otherwise (accepted but near, a leaf, or a node not larger than T): passed on as a
+//    candidate to T's children.
+// A group walks the subtrees of its candidates as the flat walk does (walk_group_visit). Every
+// node accepted for T is accepted for every box inside T's cube (the criterion only gets
+// easier farther away, and the relative criterion's alpha |a_old| is the minimum over T), so a
+// group sees every particle exactly once: as a particle, in a cell, or in the local expansion
+// of the group or of one of its big ancestors (tests/test_tree_forces.cpp, counting test).
+
+namespace {
+
+// Calls f(big node) for every big target child of big node i and f(group) for its groups.
+template <class FBig, class FGroup>
+void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&& big,
+                     FGroup&& group) {
+  const TreeNode& n = t.nodes[i];
+  if (n.first_child == 0) {  // a leaf with more than n_group particles: cut into pieces
+    for (std::uint64_t b = n.begin; b < n.end; b += ng) group(Group{b, std::min(n.end, b + ng)});
+    return;
+  }
+  Group run{0, 0};
+  for (std::uint32_t c = n.first_child; c < n.next; c = t.nodes[c].next) {
+    const std::uint64_t count = t.nodes[c].end - t.nodes[c].begin;
+    if (count > ng) {
+      big(c);
+    } else if (run.end == t.nodes[c].begin && run.end - run.begin + count <= ng) {
+      run.end = t.nodes[c].end;
+    } else {
+      if (run.end > run.begin) group(run);
+      run = {t.nodes[c].begin, t.nodes[c].end};
+    }
+  }
+  if (run.end > run.begin) group(run);
+}
+
+inline GroupBox cube_box(const TreeNode& n) {
+  const double h = 0.5 * n.side;
+  return {n.cx, n.cy, n.cz, h, h, h};
+}
+
+inline double min_alpha(const float* alpha_a, std::uint64_t begin, std::uint64_t end) {
+  if (!alpha_a) return 0;
+  float a = alpha_a[begin];
+  for (std::uint64_t k = begin + 1; k < end; ++k) a = std::min(a, alpha_a[k]);
+  return a;
+}
+
+// A unit of parallel work: a target (big node or group) with its candidates and the local
+// expansions of its big ancestors (Policy::Chain).
+template <class Chain>
+struct WalkTask {
+  bool is_group;
+  std::uint32_t node;
+  Group group;
+  std::vector<std::uint32_t> cand;
+  Chain chain;
+  int depth;
+};
+
+// The traversal, generic over what is done with far cells and groups (Policy):
+//   policy.begin_far(box, radius), policy.far(node), policy.end_far(), policy.pop_far()
+//   policy.group(group, candidates, count)
+//   policy.chain() / policy.set_chain(chain): the ancestors' expansions, for tasks
+template <class Policy>
+struct Traversal {
+  const TreeView& t;
+  const TreeWalkConfig& cfg;
+  const float* alpha_a;
+  std::uint64_t ng;
+  Policy& policy;
+  // Serial phase: targets with at most spawn_below particles become tasks instead.
+  std::uint64_t spawn_below = 0;
+  std::vector<WalkTask<typename Policy::Chain>>* tasks = nullptr;
+  std::vector<std::vector<std::uint32_t>> passed;  // candidates passed down, per depth
+  std::vector<std::uint32_t> work;
+
+  void big(std::uint32_t i, const std::vector<std::uint32_t>& cand, int depth) {
+    const TreeNode& T = t.nodes[i];
+    const GroupBox box = cube_box(T);
+    const double aa = min_alpha(alpha_a, T.begin, T.end);
+    const double radius = box_radius(box);
+    const double far_d2 = far_distance2(radius, cfg.local_ratio);
+    const double dmin2 = min_cell_d2(box);
+    // Sized once: a resize would move the lists that the callers' `cand` refer to. Target
+    // depth is at most the tree depth, kMortonMaxLevel + 1.
+    if (passed.empty()) passed.resize(kMortonMaxLevel + 2);
+    std::vector<std::uint32_t>& out = passed[depth];
+    out.clear();
+    work.assign(cand.begin(), cand.end());
+    policy.begin_far(box, radius);
+    while (!work.empty()) {
+      const std::uint32_t c = work.back();
+      work.pop_back();
+      const TreeNode& n = t.nodes[c];
+      const double d2 = nearest_d2(n, box);
+      if (d2 > dmin2 && node_accepted<double>(n, d2, cfg.criterion, aa)) {
+        if (centre_d2(n, box) > far_d2)
+          policy.far(c);
+        else
+          out.push_back(c);
+      } else if (n.first_child != 0 && n.side > T.side) {
+        for (std::uint32_t k = n.first_child; k < n.next; k = t.nodes[k].next) work.push_back(k);
+      } else {
+        out.push_back(c);
+      }
+    }
+    policy.end_far();
+    target_children(
+        t, i, ng,
+        [&](std::uint32_t b) {
+          if (tasks && t.nodes[b].end - t.nodes[b].begin <= spawn_below)
+            tasks->push_back({false, b, Group{0, 0}, out, policy.chain(), depth + 1});
+          else
+            big(b, passed[depth], depth + 1);
+        },
+        [&](const Group& g) {
+          if (tasks)
+            tasks->push_back({true, 0, g, out, policy.chain(), depth + 1});
+          else
+            policy.group(g, passed[depth].data(), passed[depth].size());
+        });
+    policy.pop_far();
+  }
+
+  // The whole traversal from the root, serially.
+  void run_all() {
+    if (t.n_nodes == 0) return;
+    const std::vector<std::uint32_t> root{0};
+    if (t.nodes[0].end - t.nodes[0].begin <= ng)
+      policy.group(Group{t.nodes[0].begin, t.nodes[0].end}, root.data(), 1);
+    else
+      big(0, root, 0);
+  }
+};
+
+// The force policy: far cells into local expansions (LocalFrame), groups through the kernels.
+struct ForcePolicy {
+  using Chain = std::vector<LocalFrame>;
+  const TreeView* t = nullptr;
+  const Octree* tree = nullptr;
+  const TreeWalkConfig* cfg = nullptr;
+  const WalkParams<float>* w = nullptr;
+  const float* alpha_a = nullptr;
+  GroupKernel kernel = nullptr;
+  bool soft = false;
+  double *ax = nullptr, *ay = nullptr, *az = nullptr, *pot = nullptr;
+  std::uint64_t pp = 0, pc = 0, m2l_count = 0;
+
+  Chain frames;              // expansions of the big targets above the current one
+  std::vector<bool> pushed;  // per open big target: whether it added a frame
+  FarBuffer far_buf;         // far cells of the current big target
+  GroupBox far_box{};
+  double far_scale = 1;
+  GroupBuffers g;
+  std::vector<float> fa[4];
+
+  Chain chain() const { return frames; }
+  void set_chain(const Chain& c) {
+    frames = c;
+    pushed.clear();
+  }
+  void begin_far(const GroupBox& box, double radius) {
+    far_buf.n = 0;
+    far_box = box;
+    far_scale = radius > 0 ? radius : 1;
+  }
+  void far(std::uint32_t i) {
+    far_buf.add(t->nodes[i], far_box.cx, far_box.cy, far_box.cz, 1 / far_scale);
+  }
+  void end_far() {
+    pushed.push_back(far_buf.n > 0);
+    if (far_buf.n == 0) return;
+    far_buf.pad();
+    LocalFrame f{far_box.cx, far_box.cy, far_box.cz, far_scale, {}};
+    const double inv_s = 1 / far_scale;
+    const float eps2 = static_cast<float>(w->cell_eps2 * inv_s * inv_s);
+    if (w->order == 1)
+      m2l<1>(far_buf, eps2, f.coef);
+    else
+      m2l<2>(far_buf, eps2, f.coef);
+    frames.push_back(f);
+    m2l_count += far_buf.n;
+  }
+  void pop_far() {
+    if (pushed.back()) frames.pop_back();
+    pushed.pop_back();
+  }
+
+  void group(const Group& grp, const std::uint32_t* cand, std::size_t ncand) {
+    const GroupBox box = group_box(*t, grp);
+    const double aa = min_alpha(alpha_a, grp.begin, grp.end);
+    walk_fill(*t, grp, box, cfg->criterion, aa, cfg->local_ratio, cand, ncand, g);
+    fill_targets(*t, grp, box, g);
+    for (auto& v : fa)
+      if (v.size() < padded(g.nt, kTargetBlock)) v.resize(padded(g.nt, kTargetBlock));
+    float* const out[4] = {fa[0].data(), fa[1].data(), fa[2].data(), fa[3].data()};
+    kernel(g, *w, out[0], out[1], out[2], out[3]);
+    for (const LocalFrame& f : frames)
+      l2p(f.coef, (box.cx - f.cx) / f.scale, (box.cy - f.cy) / f.scale, (box.cz - f.cz) / f.scale,
+          f.scale, g, out);
+    const double G = cfg->G;
+    for (std::size_t k = 0; k < g.nt; ++k) {
+      const std::uint64_t s = grp.begin + k;
+      // With softening the kernels include the self pair (zero force, potential phi(0) m_i):
+      // remove it by evaluating the same kernel at r = 0, in the same float arithmetic.
+      float self_pot = 0;
+      if (soft) {
+        float sax = 0, say = 0, saz = 0;
+        pair_interaction(w->soft, 0.0f, 0.0f, 0.0f, static_cast<float>(t->m[s]), true, sax, say,
+                         saz, self_pot);
+      }
+      const std::size_t i = tree->index[s];
+      ax[i] = G * fa[0][k];
+      ay[i] = G * fa[1][k];
+      az[i] = G * fa[2][k];
+      pot[i] = G * (static_cast<double>(fa[3][k]) - self_pot);
+    }
+    // The group's own particles are in its list (a box is never accepted by itself).
+    pp += static_cast<std::uint64_t>(g.nt) * (g.nt + (g.ns - g.own_end) - 1);
+    pc += static_cast<std::uint64_t>(g.nt) * g.nc;
+    m2l_count += g.far.n;
+  }
+};
+
+// Runs the traversal: serially down to targets of at most spawn_below particles, then those
+// in parallel. make_policy() returns a policy for one thread; merge(policy) is called by
+// each thread at the end (under a critical section).
+template <class Policy, class Make, class Merge>
+void run_traversal(const TreeView& t, const TreeWalkConfig& cfg, const float* alpha_a,
+                   Make&& make_policy, Merge&& merge) {
+  if (t.n_nodes == 0) return;
+  const std::uint64_t ng = static_cast<std::uint64_t>(std::max(1, cfg.n_group));
+  const std::uint64_t n = t.nodes[0].end - t.nodes[0].begin;
+  std::vector<WalkTask<typename Policy::Chain>> tasks;
+  {
+    const FlushDenormals ftz;
+    Policy serial = make_policy();
+    Traversal<Policy> tr{t, cfg, alpha_a, ng, serial, 0, nullptr, {}, {}};
+    tr.tasks = &tasks;
+    // Enough tasks for dynamic balance: targets of at most ~n / 64 particles.
+    tr.spawn_below = std::max<std::uint64_t>(ng, n / 64);
+    if (n <= ng) {
+      tasks.push_back({true, 0, Group{t.nodes[0].begin, t.nodes[0].end}, {0}, {}, 0});
+    } else {
+      tr.big(0, std::vector<std::uint32_t>{0}, 0);
+    }
+    merge(serial);
+  }
+  const std::ptrdiff_t ntasks = static_cast<std::ptrdiff_t>(tasks.size());
+#pragma omp parallel
+  {
+    // Flush denormals to zero in this walk: tiny terms (far cells' high-order coefficients,
+    // padding) are then exact zeros instead of slow microcode assists.
+    const FlushDenormals ftz;
+    Policy policy = make_policy();
+    Traversal<Policy> tr{t, cfg, alpha_a, ng, policy, 0, nullptr, {}, {}};
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t k = 0; k < ntasks; ++k) {
+      const auto& task = tasks[k];
+      policy.set_chain(task.chain);
+      if (task.is_group)
+        policy.group(task.group, task.cand.data(), task.cand.size());
+      else
+        tr.big(task.node, task.cand, task.depth);
+    }
+#pragma omp critical(hoshi_walk_merge)
+    merge(policy);
+  }
+}
+
+// The lists policy (tests): records every group's cells, leaves and far cells.
+struct ListPolicy {
+  using Chain = std::vector<std::vector<std::uint32_t>>;
+  const TreeView* t = nullptr;
+  const TreeWalkConfig* cfg = nullptr;
+  const float* alpha_a = nullptr;
+  Chain frames;
+  std::vector<std::uint32_t> current;
+  std::vector<GroupLists> out;
+
+  Chain chain() const { return frames; }
+  void set_chain(const Chain& c) { frames = c; }
+  void begin_far(const GroupBox&, double) { current.clear(); }
+  void far(std::uint32_t i) { current.push_back(i); }
+  void end_far() { frames.push_back(current); }
+  void pop_far() { frames.pop_back(); }
+  void group(const Group& grp, const std::uint32_t* cand, std::size_t ncand) {
+    struct V {
+      GroupLists* l;
+      void cell(std::uint32_t i) { l->cells.push_back(i); }
+      void far(std::uint32_t i) { l->far.push_back(i); }
+      void leaf(std::uint32_t i) { l->leaves.push_back(i); }
+    };
+    GroupLists lists;
+    lists.group = grp;
+    for (const auto& f : frames) lists.far.insert(lists.far.end(), f.begin(), f.end());
+    const GroupBox box = group_box(*t, grp);
+    const double far_d2 = far_distance2(box_radius(box), cfg->local_ratio);
+    V v{&lists};
+    for (std::size_t k = 0; k < ncand; ++k)
+      walk_group_visit(*t, box, cfg->criterion, min_alpha(alpha_a, grp.begin, grp.end), far_d2, v,
+                       cand[k], t->nodes[cand[k]].next);
+    out.push_back(std::move(lists));
+  }
+};
+
+}  // namespace
+
+std::vector<GroupLists> group_walk_lists(const Octree& tree, const TreeWalkConfig& cfg,
+                                         const float* alpha_a) {
+  const TreeView t = tree.view();
+  std::vector<GroupLists> all;
+  run_traversal<ListPolicy>(
+      t, cfg, alpha_a,
+      [&] {
+        ListPolicy p;
+        p.t = &t;
+        p.cfg = &cfg;
+        p.alpha_a = alpha_a;
+        return p;
+      },
+      [&](ListPolicy& p) {
+        for (auto& l : p.out) all.push_back(std::move(l));
+      });
+  std::sort(all.begin(), all.end(),
+            [](const GroupLists& a, const GroupLists& b) { return a.group.begin < b.group.begin; });
+  return all;
+}
+
+std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) {
+  std::vector<Group> groups;
+  if (nodes.empty()) return groups;
+  const std::uint64_t ng = static_cast<std::uint64_t>(std::max(1, n_group));
+  TreeView t;
+  t.nodes = nodes.data();
+  t.n_nodes = static_cast<std::uint32_t>(nodes.size());
+  if (nodes[0].end - nodes[0].begin <= ng) return {{nodes[0].begin, nodes[0].end}};
+  std::vector<std::uint32_t> stack{0};
+  while (!stack.empty()) {
+    const std::uint32_t i = stack.back();
+    stack.pop_back();
+    target_children(
+        t, i, ng, [&](std::uint32_t b) { stack.push_back(b); },
+        [&](const Group& g) { groups.push_back(g); });
+  }
+  std::sort(groups.begin(), groups.end(),
+            [](const Group& a, const Group& b) { return a.begin < b.begin; });
+  return groups;
+}
+
 WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                             double* ax, double* ay, double* az, double* pot) {
   const TreeView t = tree.view();
   const WalkParams<float> w = walk_params(cfg);
   const bool soft = cfg.eps > 0;
   const GroupKernel kernel = pick_kernel(w, soft);
-  // With softening the kernels include the self pair (zero force, potential phi(0) m_i):
-  // remove it by evaluating the same kernel at r = 0, in the same float arithmetic.
-  const std::vector<Group> groups = make_groups(tree.nodes, cfg.n_group);
-  const std::ptrdiff_t ng = static_cast<std::ptrdiff_t>(groups.size());
-  std::uint64_t pp = 0, pc = 0;
-#pragma omp parallel reduction(+ : pp, pc)
-  {
-    GroupBuffers g;
-    std::vector<float> fa[4];
-#pragma omp for schedule(dynamic, 4)
-    for (std::ptrdiff_t gi = 0; gi < ng; ++gi) {
-      const Group& grp = groups[gi];
-      const GroupBox box = group_box(t, grp);
-      double aa = 0;
-      if (alpha_a) {
-        aa = alpha_a[grp.begin];
-        for (std::uint64_t k = grp.begin + 1; k < grp.end; ++k)
-          aa = std::min(aa, static_cast<double>(alpha_a[k]));
-      }
-      walk_fill(t, box, cfg.criterion, aa, g);
-      fill_targets(t, grp, box, g);
-      for (auto& v : fa)
-        if (v.size() < g.nt) v.resize(g.nt);
-      kernel(g, w, fa[0].data(), fa[1].data(), fa[2].data(), fa[3].data());
-      for (std::size_t k = 0; k < g.nt; ++k) {
-        const std::uint64_t s = grp.begin + k;
-        float self_pot = 0;
-        if (soft) {
-          float sax = 0, say = 0, saz = 0;
-          pair_interaction(w.soft, 0.0f, 0.0f, 0.0f, static_cast<float>(t.m[s]), true, sax, say,
-                           saz, self_pot);
-        }
-        const std::size_t i = tree.index[s];
-        ax[i] = cfg.G * fa[0][k];
-        ay[i] = cfg.G * fa[1][k];
-        az[i] = cfg.G * fa[2][k];
-        pot[i] = cfg.G * (static_cast<double>(fa[3][k]) - self_pot);
-      }
-      // The group's own particles are in its list (a box is never accepted by itself).
-      pp += static_cast<std::uint64_t>(g.nt) * (g.ns - 1);
-      pc += static_cast<std::uint64_t>(g.nt) * g.nc;
-    }
-  }
-  return {pp, pc};
+  WalkCounts counts;
+  run_traversal<ForcePolicy>(
+      t, cfg, alpha_a,
+      [&] {
+        ForcePolicy p;
+        p.t = &t;
+        p.tree = &tree;
+        p.cfg = &cfg;
+        p.w = &w;
+        p.alpha_a = alpha_a;
+        p.kernel = kernel;
+        p.soft = soft;
+        p.ax = ax;
+        p.ay = ay;
+        p.az = az;
+        p.pot = pot;
+        return p;
+      },
+      [&](ForcePolicy& p) {
+        counts.pp += p.pp;
+        counts.pc += p.pc;
+        counts.m2l += p.m2l_count;
+      });
+  return counts;
 }
 
 }  // namespace hoshi

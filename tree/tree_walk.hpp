@@ -29,10 +29,25 @@ struct TreeWalkConfig {
   double eps = 0;
   double G = 1;
   int n_group = 64;
+  // Group walk: an accepted cell farther from a target's centre than its radius / local_ratio
+  // enters the target's local expansion (physics/local_expansion.hpp) instead of a p-c term
+  // per particle; 0 turns local expansions off. See local_ratio_for().
+  double local_ratio = 0;
 };
+
+// Degree of the group walk's local expansions.
+int local_expansion_order();
+
+// The local_ratio for a walk at opening angle theta and multipole order `order` (1 or 2) from
+// the user's coefficient R (TreeParams::local_ratio): R theta^((order + 1) / P), P the
+// expansion degree, at most 0.5. The local expansion's truncation error per cell, ~rho^P,
+// then scales like the multipole's, ~theta^(order + 1), so error-versus-theta studies keep
+// their slope; R = 0 turns local expansions off.
+double local_ratio_for(double R, double theta, int order);
 
 struct WalkCounts {
   std::uint64_t pp = 0, pc = 0;  // totals over all targets
+  std::uint64_t m2l = 0;         // cells added to a group's local expansion, total
 };
 
 // A group: the sorted particles [begin, end).
@@ -68,6 +83,16 @@ struct InteractionList {
 // the group (relative criterion only).
 void group_interaction_list(const TreeView& t, const GroupBox& box, Criterion criterion,
                             double alpha_a, InteractionList& list);
+
+// The lists of the hierarchical group walk (walk_tree_groups), for tests: per group, the
+// accepted cells its particles use as p-c terms (cells), through a local expansion of the
+// group or of one of its big ancestors (far), and the opened leaves. Sorted by group.
+struct GroupLists {
+  Group group;
+  std::vector<std::uint32_t> cells, far, leaves;
+};
+std::vector<GroupLists> group_walk_lists(const Octree& tree, const TreeWalkConfig& cfg,
+                                         const float* alpha_a);
 
 // Both walks write a, pot (G applied; self term excluded) of sorted particle k to
 // ax[tree.index[k]] etc., i.e. in the caller's particle order. alpha_a: per sorted particle

@@ -43,6 +43,7 @@ int cmd_accuracy(int argc, char** argv) {
   base.tree.alpha = number(r, "alpha");
   base.tree.n_leaf = integer(r, "n-leaf");
   base.tree.n_group = integer(r, "n-group");
+  base.tree.local_ratio = number(r, "local-ratio");
   // "auto" in the list: the walk's default (default_theta), written as NaN until then.
   std::vector<double> thetas;
   for (const auto& s : parse_string_list(r["theta"].as<std::string>()))

@@ -85,6 +85,11 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       cxxopts::value<std::string>()->default_value("16"))(
       "n-group", "tree: at most this many particles per walk group",
       cxxopts::value<std::string>()->default_value("128"))(
+      "local-ratio",
+      "tree group walk: cells farther than R theta^((order+1)/5) group radii from a group (or "
+      "a larger target above it) enter its local Taylor expansion of degree 5 instead of a "
+      "term per particle; 0 turns this off",
+      cxxopts::value<std::string>()->default_value("0.37"))(
       "walk", "tree walk on the CPU: group (fast) or particle (mirror of the GPU kernel)",
       cxxopts::value<std::string>()->default_value("group"))(
       "G", "gravitational constant", cxxopts::value<std::string>()->default_value("1"))(
@@ -105,6 +110,7 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.tree.alpha = number(r, "alpha");
   c.tree.n_leaf = integer(r, "n-leaf");
   c.tree.n_group = integer(r, "n-group");
+  c.tree.local_ratio = number(r, "local-ratio");
   c.tree.walk = parse_walk(r["walk"].as<std::string>());
   c.tree.theta_auto = r["theta"].as<std::string>() == "auto";
   // "auto" is resolved by make_solver once the backend is known; until then the CPU value.

@@ -91,10 +91,13 @@ inline VecF rsqrt_estimate(VecF x) {
   return _mm512_maskz_rsqrt14_ps(__mmask16(0xFFFF), x.v);
 }
 inline float reduce_add(VecF a) {
-  // By hand rather than _mm512_reduce_add_ps, which trips GCC 12's -Wuninitialized.
-  const __m256 lo = _mm512_castps512_ps256(a.v);
-  const __m256 hi =
-      _mm256_castpd_ps(_mm512_maskz_extractf64x4_pd(__mmask8(0xFF), _mm512_castps_pd(a.v), 1));
+  // The halves through the compiler's vector extension rather than _mm512_reduce_add_ps or
+  // the 256-bit extract and cast intrinsics, whose undefined pass-through operands trip GCC
+  // 12's -Wuninitialized wherever they are inlined (GCC bug 105593).
+  using V16 = float __attribute__((vector_size(64)));
+  const V16 v = reinterpret_cast<const V16&>(a.v);
+  const __m256 lo = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256 hi = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m256 s8 = _mm256_add_ps(lo, hi);
   __m128 s = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
   s = _mm_add_ps(s, _mm_movehl_ps(s, s));

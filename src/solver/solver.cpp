@@ -74,6 +74,8 @@ void validate(const SolverConfig& c) {
   if (!(c.tree.alpha > 0)) bad("--alpha", c.tree.alpha, "must be > 0");
   if (c.tree.n_leaf < 1) bad("--n-leaf", c.tree.n_leaf, "must be >= 1");
   if (c.tree.n_group < 1) bad("--n-group", c.tree.n_group, "must be >= 1");
+  if (!(c.tree.local_ratio >= 0 && c.tree.local_ratio < 1))
+    bad("--local-ratio", c.tree.local_ratio, "must be >= 0 and < 1");
 }
 
 std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n) {

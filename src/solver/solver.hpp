@@ -26,6 +26,12 @@ enum class WalkKind { group, particle };
 inline constexpr double kThetaGroupWalk = 0.65;
 inline constexpr double kThetaParticleWalk = 0.5;
 
+// The CPU group walk evaluates accepted cells farther than (target radius) / rho from a group
+// or one of its big ancestors through that target's local expansion (degree 5), with
+// rho = kLocalRatio theta^((order + 1) / 5) (local_ratio_for, tree/tree_walk.hpp): 0.29 at
+// theta 0.65 (docs/perf-tree.md "Local expansions").
+inline constexpr double kLocalRatio = 0.37;
+
 // Tree parameters (DESIGN.md decisions 4 and 5).
 struct TreeParams {
   double theta = kThetaParticleWalk;
@@ -36,6 +42,8 @@ struct TreeParams {
   double alpha = 0.0025;  // relative criterion (Gadget's ErrTolForceAcc)
   int n_leaf = 16;        // a node with <= n_leaf particles is a leaf
   int n_group = 128;      // group walk: particles per group at most
+  // Group walk: the coefficient R of local_ratio_for (above); 0 turns local expansions off.
+  double local_ratio = kLocalRatio;
   WalkKind walk = WalkKind::group;
 };
 
