@@ -71,11 +71,12 @@ TEST(Bench, CsvRowsAreConsistent) {
   const auto rows = read_csv(csv);
   ASSERT_EQ(rows.size(), 3u);
   const std::vector<std::string> header = {
-      "solver",       "backend",         "n",
-      "threads",      "seconds",         "interactions_per_second",
-      "gflops",       "peak_fraction",   "seconds_keys",
-      "seconds_sort", "seconds_build",   "seconds_moments",
-      "seconds_walk", "pp_per_particle", "pc_per_particle"};
+      "solver",          "backend",         "n",
+      "threads",         "seconds",         "interactions_per_second",
+      "gflops",          "peak_fraction",   "seconds_keys",
+      "seconds_sort",    "seconds_build",   "seconds_moments",
+      "seconds_walk",    "pp_per_particle", "pc_per_particle",
+      "m2l_per_particle"};
   EXPECT_EQ(rows[0], header);
   const double ns[] = {100, 250};
   for (int k = 0; k < 2; ++k) {
@@ -95,6 +96,7 @@ TEST(Bench, CsvRowsAreConsistent) {
     for (int c = 8; c <= 12; ++c) EXPECT_EQ(std::stod(row[c]), 0.0) << header[c];
     EXPECT_EQ(std::stod(row[13]), n - 1);
     EXPECT_EQ(std::stod(row[14]), 0.0);
+    EXPECT_EQ(std::stod(row[15]), 0.0);
   }
   fs::remove_all(dir);
 }
@@ -142,6 +144,7 @@ class CountingSolver final : public GravitySolver {
     ForceStats st;
     st.pp = p.size() * 3;
     st.pc = 7;
+    st.m2l = 11;
     st.seconds["walk"] = 0.5;
     return st;
   }
@@ -157,6 +160,7 @@ TEST(Bench, TimeForceWarmsUpThenRepeats) {
   EXPECT_EQ(row.n, 10u);
   EXPECT_EQ(row.pp, 30u);
   EXPECT_EQ(row.pc, 7u);
+  EXPECT_EQ(row.m2l, 11u);
   EXPECT_EQ(row.phases.at("walk"), 0.5);
   EXPECT_EQ(row.solver, "tree");
   EXPECT_THROW(time_force(s, p, 0), std::invalid_argument);

@@ -113,6 +113,7 @@ ForceStats TreeSolver::compute(ParticleSet& p) {
   st.seconds["walk"] += sw.seconds();
   st.pp = counts.pp;
   st.pc = counts.pc;
+  st.m2l = counts.m2l;
   st.total_seconds = total.seconds();
   return st;
 }

@@ -43,6 +43,7 @@ BenchRow time_force(GravitySolver& solver, ParticleSet& p, int repeat) {
   row.seconds = mid.first;
   row.pp = mid.second.pp;
   row.pc = mid.second.pc;
+  row.m2l = mid.second.m2l;
   row.phases = mid.second.seconds;
   return row;
 }
@@ -82,7 +83,7 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
     if (!out) throw std::runtime_error("cannot write " + tmp);
     out << "solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,"
            "seconds_keys,seconds_sort,seconds_build,seconds_moments,seconds_walk,"
-           "pp_per_particle,pc_per_particle\n";
+           "pp_per_particle,pc_per_particle,m2l_per_particle\n";
     out << std::setprecision(6);
     for (const BenchRow& r : rows) {
       auto phase = [&](const char* key) {
@@ -94,7 +95,8 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
           << ',' << r.interactions_per_second() << ',' << r.gflops() << ','
           << (peak_gflops > 0 ? r.gflops() / peak_gflops : 0.0) << ',' << phase("keys") << ','
           << phase("sort") << ',' << phase("build") << ',' << phase("moments") << ','
-          << phase("walk") << ',' << double(r.pp) / n << ',' << double(r.pc) / n << '\n';
+          << phase("walk") << ',' << double(r.pp) / n << ',' << double(r.pc) / n << ','
+          << double(r.m2l) / n << '\n';
     }
     out.close();
     if (!out) throw std::runtime_error("error writing " + tmp);

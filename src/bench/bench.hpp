@@ -26,7 +26,8 @@ struct BenchRow {
   int threads = 1;
   double seconds = 0;  // median over the repeats of GravitySolver::compute
   std::uint64_t pp = 0, pc = 0;
-  PhaseTimes phases;  // ForceStats::seconds of the run whose time is the median
+  std::uint64_t m2l = 0;  // cells through local expansions (tree group walk)
+  PhaseTimes phases;      // ForceStats::seconds of the run whose time is the median
   double interactions_per_second() const;
   double gflops() const;
 };
@@ -42,8 +43,8 @@ double measure_peak_gflops(int threads, double seconds = 0.2);
 // CSV, one row per BenchRow, header
 // solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,
 // seconds_keys,seconds_sort,seconds_build,seconds_moments,seconds_walk,pp_per_particle,
-// pc_per_particle. Written through io::write_atomically (a temporary file next to PATH,
-// renamed into place), so a failure never leaves a half-written file; throws
+// pc_per_particle,m2l_per_particle. Written through io::write_atomically (a temporary file next to
+// PATH, renamed into place), so a failure never leaves a half-written file; throws
 // std::runtime_error if PATH cannot be written.
 void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
                      double peak_gflops);

@@ -22,7 +22,8 @@ cxxopts::Options bench_options() {
       "hoshi bench",
       "Times one force evaluation (GravitySolver::compute alone, no file I/O): a warm-up call,\n"
       "then the median of R timed calls, for each N. Prints seconds, interactions per second,\n"
-      "GFLOP/s at 20 flops per interaction (tree: pp + pc interactions) and the fraction of\n"
+      "GFLOP/s at 20 flops per interaction (tree: pp + pc interactions; the cells taken\n"
+      "through local expansions are the CSV's m2l_per_particle) and the fraction of\n"
       "the float32 peak of the threads used:\n"
       "  peak = cores x FMA units x SIMD width x 2 flops x clock\n"
       "  (2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s on the 2-core AVX-512 development machine).\n"

@@ -64,8 +64,9 @@ double default_theta(Backend backend, WalkKind walk);
 
 // What one force evaluation did.
 struct ForceStats {
-  std::uint64_t pp = 0;  // particle-particle interactions, total
-  std::uint64_t pc = 0;  // particle-cell interactions, total
+  std::uint64_t pp = 0;   // particle-particle interactions, total
+  std::uint64_t pc = 0;   // particle-cell interactions, total
+  std::uint64_t m2l = 0;  // tree group walk: cells added to a local expansion, total
   PhaseTimes seconds;  // per phase: "keys", "sort", "permute", "build", "moments", "walk", "direct"
   double total_seconds = 0;
 };
