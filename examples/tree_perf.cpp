@@ -1,8 +1,7 @@
 // Timing (best of R evaluations), phases, interactions and memory of a tree force evaluation
-// on a Plummer sphere: the numbers of docs/perf-tree.md. Build against the library:
-//   g++ -O3 -march=native -fopenmp -std=c++20 -Isrc -I. examples/tree_perf.cpp \
-//       build/libhoshi_core.a -o build/tree_perf
-//   OMP_NUM_THREADS=2 build/tree_perf N [R=3] [theta=0.5] [n_group=64] [criterion] [alpha]
+// on a Plummer sphere: the numbers of docs/perf-tree.md. Build: make -C build tree_perf
+//   OMP_NUM_THREADS=2 build/tree_perf N [R=3] [theta=0.5] [n_group=128] [criterion] [alpha]
+// (theta 0.5 is TreeParams' default; the CLI's --theta auto is 0.65 for this CPU group walk)
 // (relative: the first evaluation has no |a_old| and uses barnes94; use R >= 2)
 // Peak RSS is VmHWM of the process (Linux); "tree solver" is the peak minus the resident size
 // after the particles were made.

@@ -1,11 +1,9 @@
 // Group-walk timing on a fixed tree (docs/perf-tree.md): builds the tree of a Plummer sphere
 // once, then times walk_tree_groups R times and prints the smallest thread CPU time (with
 // OMP_NUM_THREADS=1 the CPU time of the one thread, insensitive to time-slicing by other
-// processes) and the smallest wall time. Build against the library:
-//   g++ -O3 -march=native -fopenmp -std=c++20 -Isrc -I. examples/walk_bench.cpp \
-//       build/libhoshi_core.a -o build/walk_bench
+// processes) and the smallest wall time. Build: make -C build walk_bench
 //   OMP_NUM_THREADS=1 build/walk_bench N [R=3] [theta=0.65] [n_group=128] [n_leaf=16]
-//                                      [R=kLocalRatio] (local_ratio_for)
+//                                      [local=kLocalRatio] (the R of local_ratio_for)
 #include <omp.h>
 
 #include <algorithm>
