@@ -13,6 +13,7 @@
 // The constants of the bounds come from measurement on this code (quoted beside each bound,
 // with a factor 2 margin); the scaling tests check the theta^(p+1) law.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -581,6 +582,32 @@ TEST(TreeForces, ThinDiskAndOneOctant) {
       EXPECT_LT(e.p(0.5), 1e-3);
       EXPECT_LT(e.p(0.99), 1e-2);
     }
+  }
+}
+
+TEST(TreeForces, GroupWalkIsIndependentOfTheThreadCount) {
+  // Every group's sums are formed by one thread from its own task (candidates and ancestors'
+  // expansions), in an order fixed by the tree: the forces are bit for bit the same on any
+  // number of threads (runs and restarts reproduce on another machine).
+  const ParticleSet p0 = make_plummer(30000, 5);
+  SolverConfig c = tree_config(0.65, 2, WalkKind::group);
+  c.eps = 0.01;
+  const int saved = omp_get_max_threads();
+  std::vector<ParticleSet> out;
+  for (int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    ParticleSet p = p0;
+    TreeSolver s(c);
+    const ForceStats st = s.compute(p);
+    EXPECT_GT(st.m2l, 0u);
+    out.push_back(p);
+  }
+  omp_set_num_threads(saved);
+  for (std::size_t k = 1; k < out.size(); ++k) {
+    EXPECT_EQ(out[k].ax, out[0].ax);
+    EXPECT_EQ(out[k].ay, out[0].ay);
+    EXPECT_EQ(out[k].az, out[0].az);
+    EXPECT_EQ(out[k].pot, out[0].pot);
   }
 }
 
