@@ -32,7 +32,8 @@ int main(int argc, char** argv) {
   TreeWalkConfig wc;
   wc.n_group = argc > 4 ? atoi(argv[4]) : 128;
   bp.n_leaf = argc > 5 ? atoi(argv[5]) : 16;
-  wc.local_ratio = local_ratio_for(argc > 6 ? atof(argv[6]) : kLocalRatio, bp.theta, wc.order);
+  wc.local_ratio =
+      local_ratio_for(argc > 6 ? atof(argv[6]) : kLocalRatio, wc.criterion, bp.theta, 0, wc.order);
   ParticleSet p = make_plummer(n, 1);
   Octree tree;
   PhaseTimes times;

@@ -143,9 +143,10 @@ INSTANTIATE_TEST_SUITE_P(
                           TreeCase{Criterion::barnes94, 2, Softening::spline, 0.02})),
     case_name);
 
-TEST(CudaTree, FirstRelativeCallFallsBackLikeTheCpu) {
+TEST(CudaTree, FirstRelativeCallBootstrapsLikeTheCpu) {
   HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
-  // No previous accelerations: both solvers walk with barnes94 and agree in counts.
+  // No previous accelerations: both solvers bootstrap |a_old| with a barnes94 pass, then walk
+  // with the relative criterion, and agree in counts.
   const TreeCase c{Criterion::relative, 2};
   ParticleSet pc = make_plummer(2000, 32), pg = pc;
   const ForceStats sc = make_solver(tree_config(Backend::cpu, c), 2000)->compute(pc);

@@ -4,9 +4,11 @@
 // (default) or the per-particle walk, results written in the caller's particle order.
 //
 // Relative criterion (Gadget-2): it needs |a_old|, the acceleration of the previous
-// evaluation, read from the ParticleSet's ax, ay, az. On the first call these are all zero;
-// the walk then falls back to barnes94 at the same theta for that call (as Gadget-2 uses a
-// geometric criterion for its first force computation); criterion_used() reports it.
+// evaluation, read from the ParticleSet's ax, ay, az. When these are all zero (a first call),
+// compute() bootstraps: one pass with barnes94 at the same theta (as Gadget-2 uses a geometric
+// criterion for its first force computation), then the relative pass with those accelerations,
+// so every result, the first included, has the relative criterion's errors (a run's energy at
+// t = 0 has the same potential error as later, and no step appears in its energy error).
 //
 // Zero softening: two distinct particles at one point have an infinite force. They have the
 // same Morton key, so they are adjacent in the sorted order; compute() finds them in O(N)
@@ -30,10 +32,11 @@ class TreeSolver final : public GravitySolver {
 
   // The tree of the last compute() (for tests and diagnostics).
   const Octree& tree() const { return tree_; }
-  // The criterion the last compute() used (relative falls back to barnes94 on a first call).
+  // The criterion of the last compute()'s result.
   Criterion criterion_used() const { return criterion_used_; }
 
  private:
+  ForceStats compute_once(ParticleSet& p);
   SolverConfig c_;
   Octree tree_;
   Criterion criterion_used_ = Criterion::barnes94;

@@ -514,9 +514,11 @@ int local_expansion_order() {
   return kLocalOrder;
 }
 
-double local_ratio_for(double R, double theta, int order) {
+double local_ratio_for(double R, Criterion criterion, double theta, double alpha, int order) {
   if (!(R > 0)) return 0;
-  return std::min(0.5, R * std::pow(theta, double(order + 1) / kLocalOrder));
+  const double e = criterion == Criterion::relative ? kRelativeErrorScale * alpha
+                                                    : std::pow(theta, double(order + 1));
+  return std::min(0.5, R * std::pow(e, 1.0 / kLocalOrder));
 }
 
 // ---- The hierarchical group walk ---------------------------------------------------------

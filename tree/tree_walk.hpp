@@ -38,12 +38,17 @@ struct TreeWalkConfig {
 // Degree of the group walk's local expansions.
 int local_expansion_order();
 
-// The local_ratio for a walk at opening angle theta and multipole order `order` (1 or 2) from
-// the user's coefficient R (TreeParams::local_ratio): R theta^((order + 1) / P), P the
-// expansion degree, at most 0.5. The local expansion's truncation error per cell, ~rho^P,
-// then scales like the multipole's, ~theta^(order + 1), so error-versus-theta studies keep
-// their slope; R = 0 turns local expansions off.
-double local_ratio_for(double R, double theta, int order);
+// The local_ratio for a walk from the user's coefficient R (TreeParams::local_ratio):
+// rho = R e^(1/P), P the expansion degree, at most 0.5, with e the criterion's multipole error
+// scale: theta^(order + 1) for the geometric criteria, kRelativeErrorScale alpha for the
+// relative one. The local expansion's truncation error per cell, ~rho^P, then scales like the
+// multipole error, so error-versus-theta (or alpha) studies keep their slope; R = 0 turns
+// local expansions off.
+double local_ratio_for(double R, Criterion criterion, double theta, double alpha, int order);
+// The relative criterion at alpha has the errors of barnes94 at theta with theta^3 =
+// kRelativeErrorScale alpha (measured: alpha 0.02 and theta 0.65 both give p99 1.0e-3 for the
+// group walk at N = 1e6).
+inline constexpr double kRelativeErrorScale = 13.7;
 
 struct WalkCounts {
   std::uint64_t pp = 0, pc = 0;  // totals over all targets

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -23,7 +24,8 @@ int cmd_accuracy(int argc, char** argv) {
       "(reproducible for --seed), one row per combination of the listed settings. --theta, "
       "--criterion, --order and --walk take comma-separated lists. The relative criterion is "
       "evaluated on its second call (the first has no previous accelerations and uses "
-      "barnes94).");
+      "barnes94). For a study of the error against theta, give a geometric criterion (the "
+      "default, auto, is relative for the group walk, whose error follows --alpha).");
   o.add_options()("targets", "number of random targets for the reference (0: all particles)",
                   cxxopts::value<std::string>()->default_value("2000"))(
       "csv", "also write the table to this CSV file", cxxopts::value<std::string>())(
@@ -40,7 +42,9 @@ int cmd_accuracy(int argc, char** argv) {
   base.eps = number(r, "softening");
   base.softening = parse_softening(r["kernel"].as<std::string>());
   base.G = number(r, "G");
-  base.tree.alpha = number(r, "alpha");
+  // --alpha auto: the walk's default (default_alpha), set per walk below.
+  const bool alpha_auto = r["alpha"].as<std::string>() == "auto";
+  base.tree.alpha = alpha_auto ? kAlphaParticleWalk : number(r, "alpha");
   base.tree.n_leaf = integer(r, "n-leaf");
   base.tree.n_group = integer(r, "n-group");
   base.tree.local_ratio = number(r, "local-ratio");
@@ -49,9 +53,10 @@ int cmd_accuracy(int argc, char** argv) {
   for (const auto& s : parse_string_list(r["theta"].as<std::string>()))
     thetas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--theta")[0]);
   if (thetas.empty()) throw std::invalid_argument("--theta needs at least one value");
-  std::vector<Criterion> criteria;
+  // "auto" in the criterion list: the walk's default (default_criterion), as std::nullopt.
+  std::vector<std::optional<Criterion>> criteria;
   for (const auto& s : parse_string_list(r["criterion"].as<std::string>()))
-    criteria.push_back(parse_criterion(s));
+    criteria.push_back(s == "auto" ? std::nullopt : std::optional(parse_criterion(s)));
   std::vector<int> orders;
   for (const auto& s : parse_string_list(r["order"].as<std::string>())) {
     if (s != "1" && s != "2")
@@ -89,12 +94,16 @@ int cmd_accuracy(int argc, char** argv) {
               "order", "walk", "theta", "err_p50", "err_p90", "err_p99", "err_p999", "err_max",
               "pot_p50", "pot_p99", "pp/part", "pc/part", "seconds");
   const double n = static_cast<double>(p.size());
-  for (Criterion crit : criteria)
+  for (const std::optional<Criterion>& crit_opt : criteria)
     for (int order : orders)
       for (WalkKind walk : walks)
         for (double theta : thetas) {
           SolverConfig c = base;
+          const Criterion crit = crit_opt ? *crit_opt : default_criterion(base.backend, walk);
           c.tree.criterion = crit;
+          c.tree.criterion_auto = !crit_opt;  // make_solver resolves it for the backend
+          c.tree.alpha_auto = alpha_auto;
+          if (alpha_auto) c.tree.alpha = default_alpha(base.backend, walk);
           c.tree.order = order;
           c.tree.walk = walk;
           c.tree.theta_auto = std::isnan(theta);  // make_solver resolves it for the backend

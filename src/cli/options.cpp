@@ -75,12 +75,17 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "tree opening angle; auto: 0.65 for the CPU group walk, 0.5 for the per-particle walk "
       "and CUDA (both near a 99th-percentile error of 1e-3)",
       cxxopts::value<std::string>()->default_value("auto"))(
-      "criterion", "opening criterion: bh, barnes94, bmax or relative",
-      cxxopts::value<std::string>()->default_value("barnes94"))(
+      "criterion",
+      "opening criterion: bh, barnes94, bmax or relative (Gadget's, from the second evaluation "
+      "on; the first uses barnes94); auto: relative for the CPU group walk, barnes94 for the "
+      "per-particle walk and CUDA",
+      cxxopts::value<std::string>()->default_value("auto"))(
       "order", "particle-cell multipole order: 1 (monopole) or 2 (quadrupole)",
       cxxopts::value<std::string>()->default_value("2"))(
-      "alpha", "relative criterion tolerance (Gadget ErrTolForceAcc)",
-      cxxopts::value<std::string>()->default_value("0.0025"))(
+      "alpha",
+      "relative criterion tolerance (Gadget's ErrTolForceAcc); auto: 0.02 for the CPU group "
+      "walk, 0.0025 for the per-particle walk and CUDA (both near a p99 error of 1e-3)",
+      cxxopts::value<std::string>()->default_value("auto"))(
       "n-leaf", "tree: at most this many particles per leaf",
       cxxopts::value<std::string>()->default_value("16"))(
       "n-group", "tree: at most this many particles per walk group",
@@ -105,13 +110,17 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.eps = number(r, "softening");
   c.softening = parse_softening(r["kernel"].as<std::string>());
   c.G = number(r, "G");
-  c.tree.criterion = parse_criterion(r["criterion"].as<std::string>());
+  c.tree.walk = parse_walk(r["walk"].as<std::string>());
+  // "auto" values are resolved by make_solver once the backend is known; until then the CPU's.
+  c.tree.criterion_auto = r["criterion"].as<std::string>() == "auto";
+  c.tree.criterion = c.tree.criterion_auto ? default_criterion(c.backend, c.tree.walk)
+                                           : parse_criterion(r["criterion"].as<std::string>());
   c.tree.order = integer(r, "order");
-  c.tree.alpha = number(r, "alpha");
+  c.tree.alpha_auto = r["alpha"].as<std::string>() == "auto";
+  c.tree.alpha = c.tree.alpha_auto ? default_alpha(c.backend, c.tree.walk) : number(r, "alpha");
   c.tree.n_leaf = integer(r, "n-leaf");
   c.tree.n_group = integer(r, "n-group");
   c.tree.local_ratio = number(r, "local-ratio");
-  c.tree.walk = parse_walk(r["walk"].as<std::string>());
   c.tree.theta_auto = r["theta"].as<std::string>() == "auto";
   // "auto" is resolved by make_solver once the backend is known; until then the CPU value.
   c.tree.theta = c.tree.theta_auto ? default_theta(c.backend, c.tree.walk) : number(r, "theta");

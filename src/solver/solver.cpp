@@ -93,6 +93,8 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size
     throw std::invalid_argument("--backend cuda: this build of hoshi has no CUDA backend");
 #endif
   if (c.tree.theta_auto) c.tree.theta = default_theta(backend, c.tree.walk);
+  if (c.tree.criterion_auto) c.tree.criterion = default_criterion(backend, c.tree.walk);
+  if (c.tree.alpha_auto) c.tree.alpha = default_alpha(backend, c.tree.walk);
   SolverKind kind = c.solver;
   if (kind == SolverKind::automatic)
     kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
@@ -117,6 +119,13 @@ std::string to_string(SolverKind k) {
 }
 double default_theta(Backend backend, WalkKind walk) {
   return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
+}
+Criterion default_criterion(Backend backend, WalkKind walk) {
+  return backend != Backend::cuda && walk == WalkKind::group ? Criterion::relative
+                                                             : Criterion::barnes94;
+}
+double default_alpha(Backend backend, WalkKind walk) {
+  return backend != Backend::cuda && walk == WalkKind::group ? kAlphaGroupWalk : kAlphaParticleWalk;
 }
 
 std::string to_string(Backend b) {

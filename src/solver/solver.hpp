@@ -26,10 +26,21 @@ enum class WalkKind { group, particle };
 inline constexpr double kThetaGroupWalk = 0.65;
 inline constexpr double kThetaParticleWalk = 0.5;
 
+// Default criterion and tolerance ("--criterion auto", "--alpha auto"). The CPU group walk uses
+// Gadget's relative criterion (from the second evaluation on, when |a_old| exists; the first
+// uses barnes94 at the walk's theta): at alpha 0.02 it has the error of barnes94 at theta 0.65
+// (p99 1.0e-3 at N = 1e6) with half the p-p and 40% fewer p-c terms, and a better tail at
+// the centre of a cusp, where |a| is small. The per-particle walk and CUDA keep barnes94:
+// applied per particle the relative criterion needs alpha ~0.0025 (Gadget's usual value) for
+// p99 ~1e-3. docs/perf-tree.md, "Default criterion".
+inline constexpr double kAlphaGroupWalk = 0.02;
+inline constexpr double kAlphaParticleWalk = 0.0025;
+
 // The CPU group walk evaluates accepted cells farther than (target radius) / rho from a group
 // or one of its big ancestors through that target's local expansion (degree 5), with
-// rho = kLocalRatio theta^((order + 1) / 5) (local_ratio_for, tree/tree_walk.hpp): 0.29 at
-// theta 0.65 (docs/perf-tree.md "Local expansions").
+// rho = kLocalRatio theta^((order + 1) / 5) (local_ratio_for, tree/tree_walk.hpp; for the
+// relative criterion theta^3 -> 13.7 alpha): 0.29 at theta 0.65 and at alpha 0.02
+// (docs/perf-tree.md, "Current state").
 inline constexpr double kLocalRatio = 0.37;
 
 // Tree parameters (DESIGN.md decisions 4 and 5).
@@ -38,10 +49,12 @@ struct TreeParams {
   bool theta_auto = false;  // true ("--theta auto"): make_solver sets theta = default_theta()
                             // for the backend and walk it actually uses
   Criterion criterion = Criterion::barnes94;
-  int order = 2;          // 1 monopole, 2 monopole + quadrupole
-  double alpha = 0.0025;  // relative criterion (Gadget's ErrTolForceAcc)
-  int n_leaf = 16;        // a node with <= n_leaf particles is a leaf
-  int n_group = 128;      // group walk: particles per group at most
+  bool criterion_auto = false;  // true ("--criterion auto"): make_solver sets default_criterion()
+  int order = 2;                // 1 monopole, 2 monopole + quadrupole
+  double alpha = kAlphaParticleWalk;  // relative criterion (Gadget's ErrTolForceAcc)
+  bool alpha_auto = false;            // true ("--alpha auto"): make_solver sets default_alpha()
+  int n_leaf = 16;                    // a node with <= n_leaf particles is a leaf
+  int n_group = 128;                  // group walk: particles per group at most
   // Group walk: the coefficient R of local_ratio_for (above); 0 turns local expansions off.
   double local_ratio = kLocalRatio;
   WalkKind walk = WalkKind::group;
@@ -61,6 +74,10 @@ struct SolverConfig {
 // kThetaParticleWalk for the per-particle walk and for the CUDA backend (whose kernel is the
 // per-particle walk). make_solver calls it with the backend it resolved (cpu or cuda).
 double default_theta(Backend backend, WalkKind walk);
+// "--criterion auto" and "--alpha auto" (above): relative with alpha kAlphaGroupWalk for the CPU
+// group walk, barnes94 (and alpha kAlphaParticleWalk) for the per-particle walk and CUDA.
+Criterion default_criterion(Backend backend, WalkKind walk);
+double default_alpha(Backend backend, WalkKind walk);
 
 // What one force evaluation did.
 struct ForceStats {
