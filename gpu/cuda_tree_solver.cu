@@ -23,13 +23,7 @@ class CudaTreeSolver final : public GravitySolver {
   // The relative criterion without previous accelerations bootstraps as the CPU solver does
   // (tree/tree_solver.hpp): a barnes94 pass, then the relative pass.
   ForceStats compute(ParticleSet& p) override {
-    if (c_.tree.criterion != Criterion::relative || has_accelerations(p) || p.size() == 0)
-      return compute_once(p);
-    const ForceStats first = compute_once(p);
-    ForceStats st = compute_once(p);
-    for (const auto& [phase, s] : first.seconds) st.seconds[phase] += s;
-    st.total_seconds += first.total_seconds;
-    return st;
+    return compute_with_bootstrap(c_, p, [this](ParticleSet& q) { return compute_once(q); });
   }
 
   ForceStats compute_once(ParticleSet& p) {

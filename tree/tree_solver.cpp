@@ -81,15 +81,7 @@ void require_no_coincident(const Octree& t, const ParticleSet& p) {
 }
 
 ForceStats TreeSolver::compute(ParticleSet& p) {
-  if (c_.tree.criterion != Criterion::relative || has_accelerations(p) || p.size() == 0)
-    return compute_once(p);
-  // Bootstrap (header): a barnes94 pass for |a_old|, then the relative pass. The stats are the
-  // relative pass's interactions with the phase times of both passes.
-  const ForceStats first = compute_once(p);
-  ForceStats st = compute_once(p);
-  for (const auto& [phase, s] : first.seconds) st.seconds[phase] += s;
-  st.total_seconds += first.total_seconds;
-  return st;
+  return compute_with_bootstrap(c_, p, [this](ParticleSet& q) { return compute_once(q); });
 }
 
 ForceStats TreeSolver::compute_once(ParticleSet& p) {

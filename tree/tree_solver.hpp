@@ -53,6 +53,21 @@ inline Criterion criterion_for_call(const SolverConfig& c, bool have_old_acceler
 // Whether p holds accelerations of a previous evaluation (any non-zero component).
 bool has_accelerations(const ParticleSet& p);
 
+// One evaluation of a tree solver, `once(p)`, with the relative criterion's bootstrap (see
+// TreeSolver): without previous accelerations it runs twice, barnes94 then relative; the stats
+// are the second pass's interactions with the phase times of both. Shared by the CPU and CUDA
+// tree solvers.
+template <class Once>
+ForceStats compute_with_bootstrap(const SolverConfig& c, ParticleSet& p, Once&& once) {
+  if (c.tree.criterion != Criterion::relative || has_accelerations(p) || p.size() == 0)
+    return once(p);
+  const ForceStats first = once(p);
+  ForceStats st = once(p);
+  for (const auto& [phase, s] : first.seconds) st.seconds[phase] += s;
+  st.total_seconds += first.total_seconds;
+  return st;
+}
+
 // The host tree build of one evaluation with criterion `used` (keys, sort, permute, build,
 // moments; phases added to `times`), plus the zero-softening check for coincident particles.
 // Shared by the CPU and CUDA tree solvers.
