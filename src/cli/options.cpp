@@ -76,9 +76,9 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "and CUDA (both near a 99th-percentile error of 1e-3)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "criterion",
-      "opening criterion: bh, barnes94, bmax or relative (Gadget's, from the second evaluation "
-      "on; the first uses barnes94); auto: relative for the CPU group walk, barnes94 for the "
-      "per-particle walk and CUDA",
+      "opening criterion: bh, barnes94, bmax or relative (Gadget's, with the previous "
+      "evaluation's |a|; a first evaluation bootstraps it with a barnes94 pass); auto: relative "
+      "for the CPU group walk, barnes94 for the per-particle walk and CUDA",
       cxxopts::value<std::string>()->default_value("auto"))(
       "order", "particle-cell multipole order: 1 (monopole) or 2 (quadrupole)",
       cxxopts::value<std::string>()->default_value("2"))(
@@ -91,9 +91,9 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "n-group", "tree: at most this many particles per walk group",
       cxxopts::value<std::string>()->default_value("128"))(
       "local-ratio",
-      "tree group walk: cells farther than R theta^((order+1)/5) group radii from a group (or "
-      "a larger target above it) enter its local Taylor expansion of degree 5 instead of a "
-      "term per particle; 0 turns this off",
+      "tree group walk: cells farther than 1 / (R theta^((order+1)/5)) radii from a group (or "
+      "a larger target above it; relative criterion: theta^3 -> 13.7 alpha) enter its local "
+      "Taylor expansion of degree 5 instead of a term per particle; 0 turns this off",
       cxxopts::value<std::string>()->default_value("0.37"))(
       "walk", "tree walk on the CPU: group (fast) or particle (mirror of the GPU kernel)",
       cxxopts::value<std::string>()->default_value("group"))(
