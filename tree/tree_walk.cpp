@@ -653,16 +653,6 @@ struct Traversal {
         });
     policy.pop_far();
   }
-
-  // The whole traversal from the root, serially.
-  void run_all() {
-    if (t.n_nodes == 0) return;
-    const std::vector<std::uint32_t> root{0};
-    if (t.nodes[0].end - t.nodes[0].begin <= ng)
-      policy.group(Group{t.nodes[0].begin, t.nodes[0].end}, root.data(), 1);
-    else
-      big(0, root, 0);
-  }
 };
 
 // The force policy: far cells into local expansions (LocalFrame), groups through the kernels.
