@@ -91,6 +91,16 @@ void attr_string(hid_t loc, const char* name, const std::string& v, const std::s
   write_attr(loc, name, type.get(), type.get(), buf.data(), 1, true, file);
 }
 
+// One parameter (integer, double or string) as an attribute of its HDF5 type.
+void attr_param(hid_t loc, const char* name, const ParamValue& value, const std::string& file) {
+  if (const auto* i = std::get_if<std::int64_t>(&value))
+    attr_int64(loc, name, *i, file);
+  else if (const auto* d = std::get_if<double>(&value))
+    attr_double(loc, name, *d, file);
+  else
+    attr_string(loc, name, std::get<std::string>(value), file);
+}
+
 struct Scaling {
   double length, mass, velocity, to_cgs;
 };
@@ -191,12 +201,7 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
     for (const auto& [key, value] : info.parameters) {
       if (H5Aexists(g.get(), key.c_str()) > 0) continue;
       if (key == "units") has_units_name = true;
-      if (const auto* i = std::get_if<std::int64_t>(&value))
-        attr_int64(g.get(), key.c_str(), *i, file);
-      else if (const auto* d = std::get_if<double>(&value))
-        attr_double(g.get(), key.c_str(), *d, file);
-      else
-        attr_string(g.get(), key.c_str(), std::get<std::string>(value), file);
+      attr_param(g.get(), key.c_str(), value, file);
     }
     if (!has_units_name) attr_string(g.get(), "units", u.name, file);
     auto put = [&](const char* key, double v) {
@@ -216,14 +221,7 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
   }
   if (!info.state.empty()) {  // /RunState: what a checkpoint needs beyond the particles
     Handle g(H5Gcreate2(f.get(), "RunState", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-    for (const auto& [key, value] : info.state) {
-      if (const auto* i = std::get_if<std::int64_t>(&value))
-        attr_int64(g.get(), key.c_str(), *i, file);
-      else if (const auto* d = std::get_if<double>(&value))
-        attr_double(g.get(), key.c_str(), *d, file);
-      else
-        attr_string(g.get(), key.c_str(), std::get<std::string>(value), file);
-    }
+    for (const auto& [key, value] : info.state) attr_param(g.get(), key.c_str(), value, file);
   }
   {  // /PartType1
     Handle g(H5Gcreate2(f.get(), "PartType1", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
