@@ -4,10 +4,14 @@
 // processes) and the smallest wall time. Build: make -C build walk_bench
 //   OMP_NUM_THREADS=1 build/walk_bench N [R=3] [theta=0.65] [n_group=128] [n_leaf=16]
 //                                      [local=kLocalRatio] (the R of local_ratio_for)
+//                                      [alpha] (> 0: the relative criterion at this alpha,
+//                                      |a_old| from a barnes94 walk at theta, as the solver's
+//                                      bootstrap; default: barnes94)
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <vector>
@@ -32,25 +36,39 @@ int main(int argc, char** argv) {
   TreeWalkConfig wc;
   wc.n_group = argc > 4 ? atoi(argv[4]) : 128;
   bp.n_leaf = argc > 5 ? atoi(argv[5]) : 16;
-  wc.local_ratio =
-      local_ratio_for(argc > 6 ? atof(argv[6]) : kLocalRatio, wc.criterion, bp.theta, 0, wc.order);
+  const double ratio = argc > 6 ? atof(argv[6]) : kLocalRatio;
+  const double alpha = argc > 7 ? atof(argv[7]) : 0;
+  wc.local_ratio = local_ratio_for(ratio, wc.criterion, bp.theta, 0, wc.order);
   ParticleSet p = make_plummer(n, 1);
   Octree tree;
   PhaseTimes times;
   build_tree(p, bp, tree, times);
   std::vector<double> ax(n), ay(n), az(n), pot(n);
+  std::vector<float> alpha_a;  // alpha |a_old| / G per sorted particle (G = 1)
+  if (alpha > 0) {
+    walk_tree_groups(tree, wc, nullptr, ax.data(), ay.data(), az.data(), pot.data());
+    alpha_a.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = tree.index[k];
+      alpha_a[k] = static_cast<float>(alpha * std::sqrt(ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i]));
+    }
+    set_critical_radii(tree.nodes, Criterion::relative, bp.theta);
+    wc.criterion = Criterion::relative;
+    wc.local_ratio = local_ratio_for(ratio, wc.criterion, bp.theta, alpha, wc.order);
+  }
+  const float* aa = alpha_a.empty() ? nullptr : alpha_a.data();
   double best_cpu = 1e30, best_wall = 1e30;
   WalkCounts c{};
   for (int r = 0; r < reps; ++r) {
     const double c0 = now(CLOCK_PROCESS_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
-    c = walk_tree_groups(tree, wc, nullptr, ax.data(), ay.data(), az.data(), pot.data());
+    c = walk_tree_groups(tree, wc, aa, ax.data(), ay.data(), az.data(), pot.data());
     best_cpu = std::min(best_cpu, now(CLOCK_PROCESS_CPUTIME_ID) - c0);
     best_wall = std::min(best_wall, now(CLOCK_MONOTONIC) - w0);
   }
   const int nt = omp_get_max_threads();
   printf(
-      "N %zu theta %.2f n_group %d n_leaf %d local_ratio %.3g threads %d: walk CPU/thread %.4f s "
+      "N %zu %s theta %.2f alpha %.3g n_group %d n_leaf %d local_ratio %.3g threads %d: walk CPU/thread %.4f s "
       "wall %.4f s | pp %.0f pc %.0f per particle, m2l %.0f per particle\n",
-      n, bp.theta, wc.n_group, bp.n_leaf, wc.local_ratio, nt, best_cpu / nt, best_wall,
+      n, alpha > 0 ? "relative" : "barnes94", bp.theta, alpha, wc.n_group, bp.n_leaf, wc.local_ratio, nt, best_cpu / nt, best_wall,
       double(c.pp) / n, double(c.pc) / n, double(c.m2l) / n);
 }

@@ -1,8 +1,8 @@
 // TreeView: the flat octree as plain pointers, shared by the CPU walks and the CUDA kernels.
 //
 // Layout (DESIGN.md decision 3). Nodes are stored in depth-first pre-order in one array of
-// TreeNode (128 bytes, 2 cache lines; the fields a walk reads first are in the first 88
-// bytes). For node i:
+// TreeNode (128 bytes, 2 cache lines; the first holds all that a walk step reads: centre
+// of mass, mass, critical radius, side and the links). For node i:
 //   * its first child, if any, is node i + 1 (pre-order); `first_child` is i + 1 for an
 //     internal node and 0 for a leaf (0 is the root and never anyone's child);
 //   * `next` is the node after its subtree (n_nodes for the last subtree), so a stack-free
@@ -28,19 +28,21 @@
 namespace hoshi {
 
 struct alignas(64) TreeNode {
+  // First cache line: what every walk step reads (criterion and links).
   double com_x, com_y, com_z;  // centre of mass
   double m;                    // mass
   double rcrit2;               // squared critical radius: mac_rcrit2, at least b_max^2 (octree.hpp)
+  double side;                 // side length of the node's cube
+  std::uint32_t next;          // node after this subtree in pre-order
+  std::uint32_t first_child;   // i + 1 for an internal node, 0 for a leaf
+  float b_max;                 // distance from com to the farthest particle of the node
+  std::uint32_t level;         // 0 for the root, at most kMortonMaxLevel (21)
+  // Second cache line: read for accepted cells (quadrupole) and opened leaves (range).
   // Traceless quadrupole about the centre of mass, Q_ij = sum m (3 y_i y_j - |y|^2 delta_ij),
   // y = x - com (src/physics/multipole.hpp). Float: it enters only the O(theta^2) correction.
   float qxx, qxy, qxz, qyy, qyz, qzz;
-  std::uint64_t begin, end;   // particle range [begin, end) in the sorted arrays
-  std::uint32_t next;         // node after this subtree in pre-order
-  std::uint32_t first_child;  // i + 1 for an internal node, 0 for a leaf
-  double cx, cy, cz;          // geometric centre of the node's cube
-  double side;                // side length of the node's cube
-  float b_max;                // distance from com to the farthest particle of the node
-  std::uint32_t level;        // 0 for the root, at most kMortonMaxLevel (21)
+  std::uint64_t begin, end;  // particle range [begin, end) in the sorted arrays
+  double cx, cy, cz;         // geometric centre of the node's cube
 };
 static_assert(sizeof(TreeNode) == 128, "TreeNode is two cache lines");
 
