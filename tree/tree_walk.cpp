@@ -570,10 +570,23 @@ inline GroupBox cube_box(const TreeNode& n) {
   return {n.cx, n.cy, n.cz, h, h, h};
 }
 
+// Smallest alpha |a_old| over [begin, end): 16 running minima (x < a ? x : a is the vector
+// min instruction, which GCC does not form from std::min without -ffinite-math-only), as the
+// top targets of the walk span up to all N particles.
 inline double min_alpha(const float* alpha_a, std::uint64_t begin, std::uint64_t end) {
   if (!alpha_a) return 0;
+  constexpr int kLanes = 16;
   float a = alpha_a[begin];
-  for (std::uint64_t k = begin + 1; k < end; ++k) a = std::min(a, alpha_a[k]);
+  std::uint64_t k = begin;
+  if (end - begin >= kLanes) {
+    float lane[kLanes];
+    for (int j = 0; j < kLanes; ++j) lane[j] = alpha_a[k + j];
+    for (k += kLanes; k + kLanes <= end; k += kLanes)
+      for (int j = 0; j < kLanes; ++j)
+        lane[j] = alpha_a[k + j] < lane[j] ? alpha_a[k + j] : lane[j];
+    for (int j = 0; j < kLanes; ++j) a = std::min(a, lane[j]);
+  }
+  for (; k < end; ++k) a = std::min(a, alpha_a[k]);
   return a;
 }
 
