@@ -324,14 +324,37 @@ void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes,
   }
 }
 
-double farthest(const TreeNode& n, const Moments& r, const double* x, const double* y,
-                const double* z) {
-  double b2 = 0;
-  for (std::uint64_t j = n.begin; j < n.end; ++j) {
-    const double dx = x[j] - r.x, dy = y[j] - r.y, dz = z[j] - r.z;
-    b2 = std::max(b2, dx * dx + dy * dy + dz * dz);
+// Distance from (px, py, pz) to the farthest particle of node c, given the exact b_max of
+// every node below c (bmax, double) and the centres of mass (mom); `best` is a distance
+// already reached. A child whose bound |com_child - p| + b_max(child) does not exceed the best
+// distance found cannot hold a farther particle and is skipped; children are tried in order
+// of decreasing bound, so the farthest is usually found on the first path and the rest is
+// pruned: b_max stays exact at a cost of a few nodes per node instead of a pass over all the
+// node's particles at every level (O(N depth)).
+double farthest_below(std::uint32_t c, double px, double py, double pz, double best,
+                      const std::vector<TreeNode>& nodes, const std::vector<Moments>& mom,
+                      const std::vector<double>& bmax, const double* x, const double* y,
+                      const double* z) {
+  const TreeNode& n = nodes[c];
+  if (n.first_child == 0) {
+    double b2 = best * best;
+    for (std::uint64_t j = n.begin; j < n.end; ++j) {
+      const double dx = x[j] - px, dy = y[j] - py, dz = z[j] - pz;
+      b2 = std::max(b2, dx * dx + dy * dy + dz * dz);
+    }
+    return std::sqrt(b2);
   }
-  return std::sqrt(b2);
+  std::array<std::pair<double, std::uint32_t>, 8> child;
+  int nc = 0;
+  for (std::uint32_t k = n.first_child; k < n.next; k = nodes[k].next) {
+    const double dx = mom[k].x - px, dy = mom[k].y - py, dz = mom[k].z - pz;
+    child[nc++] = {std::sqrt(dx * dx + dy * dy + dz * dz) + bmax[k], k};
+  }
+  std::sort(child.begin(), child.begin() + nc,
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (int k = 0; k < nc && child[k].first > best; ++k)
+    best = farthest_below(child[k].second, px, py, pz, best, nodes, mom, bmax, x, y, z);
+  return best;
 }
 
 // A float quadrupole component below FLT_MIN is round-off of a (nearly) point-like node and
@@ -391,11 +414,15 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
       ++i;
     }
   }
+  std::vector<double> bmax(nn);
+  // Children come after their parent in pre-order: in reverse order a node's children (and
+  // their b_max) are done before it.
   auto one_node = [&](std::uint32_t i) {
     if (nodes[i].first_child == 0)
       leaf_moments(nodes[i], x, y, z, m, mom[i]);
     else
       internal_moments(i, nodes, mom, mom[i]);
+    bmax[i] = farthest_below(i, mom[i].x, mom[i].y, mom[i].z, 0.0, nodes, mom, bmax, x, y, z);
   };
   const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(roots.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -405,13 +432,11 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
   }
   for (std::uint32_t i = nn; i-- > 0;)
     if (nodes[i].level < kCut && nodes[i].first_child != 0) one_node(i);
-      // b_max exactly (farthest particle of the range), then the stored moments and rcrit2.
-      // Each particle is visited once per level: O(N depth), parallel over nodes.
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(static)
   for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(nn); ++i) {
     TreeNode& n = nodes[i];
     store(n, mom[i]);
-    n.b_max = static_cast<float>(farthest(n, mom[i], x, y, z));
+    n.b_max = static_cast<float>(bmax[i]);
   }
   set_critical_radii(nodes, criterion, theta);
 }
