@@ -108,6 +108,20 @@ TEST(RadixSort, MatchesStableSort) {
   expect_sorted_like_stable_sort(keys);
 }
 
+TEST(RadixSort, KeysThatDifferOnlyInTheLowBits) {
+  // The radix passes sort the top 48 bits; runs equal there are sorted afterwards: short runs
+  // (insertion) and one long run (a cluster within 1/2^16 of the box side), with duplicates.
+  Random rng(6);
+  std::vector<std::uint64_t> keys(50000);
+  for (auto& k : keys) k = (rng.next_u64() % 2000) << 15 | (rng.next_u64() % 5);
+  expect_sorted_like_stable_sort(keys);
+  for (auto& k : keys) k = std::uint64_t{12345} << 15 | (rng.next_u64() % 30000);
+  expect_sorted_like_stable_sort(keys);
+  for (std::size_t i = 0; i < keys.size(); ++i)  // already sorted, and reversed in the low bits
+    keys[i] = (i % 2 ? (std::uint64_t{7} << 15 | (keys.size() - i)) : std::uint64_t{i} << 20);
+  expect_sorted_like_stable_sort(keys);
+}
+
 TEST(RadixSort, DegenerateSizesAndEqualKeys) {
   expect_sorted_like_stable_sort({});
   expect_sorted_like_stable_sort({42});

@@ -6,8 +6,11 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "core/bounds.hpp"
 #include "tree/morton.hpp"
@@ -35,34 +38,40 @@ void compute_morton_keys(const double* x, const double* y, const double* z, std:
     keys[i] = morton_key(x[i], y[i], z[i], c.lo_x, c.lo_y, c.lo_z, c.side);
 }
 
-void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index) {
-  constexpr int kDigitBits = 11;
-  constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
-  constexpr int kPasses = (3 * kMortonBits + kDigitBits - 1) / kDigitBits;  // 6
+namespace {
+
+// Key bits below kLowBits are left to the fix-up of sort_keys: in a Morton key they only
+// order particles within a cell of 1/2^16 of the box side, which rarely holds two of them.
+constexpr int kLowBits = 3 * kMortonBits - 48;  // 15: the radix passes sort the top 48 bits
+constexpr int kDigitBits = 12;
+constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
+constexpr int kPasses = 48 / kDigitBits;  // 4
+
+// Stable LSD radix sort of (keys, idx) by the key bits [kLowBits, 63), 12 bits per pass,
+// OpenMP-parallel; passes whose digit is the same for every key are skipped. idx starts as
+// 0..n-1 (not read: the first pass that moves data generates it). Returns false when every
+// pass was skipped (idx then still to be filled).
+template <class Idx>
+bool radix_sort_high(std::vector<std::uint64_t>& keys, std::vector<Idx>& idx) {
   const std::size_t n = keys.size();
-  index.resize(n);
-  if (n < 2) {
-    if (n == 1) index[0] = 0;
-    return;
-  }
-  std::vector<std::uint64_t> tmp_keys(n), tmp_index(n);
+  std::vector<std::uint64_t> tmp_keys(n);
+  std::vector<Idx> tmp_idx(n);
   const int max_threads = omp_get_max_threads();
   std::vector<std::size_t> hist(static_cast<std::size_t>(max_threads) * kBuckets);
-  bool skip = false;
-  bool result_in_tmp = false;
+  bool skip = false, moved = false, result_in_tmp = false;
 #pragma omp parallel num_threads(max_threads)
   {
     // Each thread swaps its own copies of the buffer pointers after every pass.
     std::uint64_t* src_k = keys.data();
-    std::uint64_t* src_i = index.data();
+    Idx* src_i = idx.data();
     std::uint64_t* dst_k = tmp_keys.data();
-    std::uint64_t* dst_i = tmp_index.data();
+    Idx* dst_i = tmp_idx.data();
+    bool first = true;  // src_i not yet written: the index of element i is i
     const int t = omp_get_thread_num();
     const int nt = omp_get_num_threads();
     const std::size_t b = n * t / nt, e = n * (t + 1) / nt;
-    for (std::size_t i = b; i < e; ++i) src_i[i] = i;
     for (int pass = 0; pass < kPasses; ++pass) {
-      const int shift = pass * kDigitBits;
+      const int shift = kLowBits + pass * kDigitBits;
       std::size_t* h = hist.data() + static_cast<std::size_t>(t) * kBuckets;
       std::fill(h, h + kBuckets, 0);
       for (std::size_t i = b; i < e; ++i) ++h[(src_k[i] >> shift) & (kBuckets - 1)];
@@ -89,8 +98,9 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
         for (std::size_t i = b; i < e; ++i) {
           const std::size_t pos = h[(src_k[i] >> shift) & (kBuckets - 1)]++;
           dst_k[pos] = src_k[i];
-          dst_i[pos] = src_i[i];
+          dst_i[pos] = first ? static_cast<Idx>(i) : src_i[i];
         }
+        first = false;
 #pragma omp barrier
         std::swap(src_k, dst_k);
         std::swap(src_i, dst_i);
@@ -98,12 +108,85 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
 #pragma omp barrier
     }
 #pragma omp single
-    result_in_tmp = src_k != keys.data();
+    {
+      result_in_tmp = src_k != keys.data();
+      moved = !first;
+    }
   }
   if (result_in_tmp) {
     keys.swap(tmp_keys);
-    index.swap(tmp_index);
+    idx.swap(tmp_idx);
   }
+  return moved;
+}
+
+// Within each run of keys equal in their bits [kLowBits, 63) (input order, from the stable
+// radix passes), orders by the whole key, stably: insertion sort for short runs, stable_sort
+// for long ones (a cluster smaller than 1/2^16 of the box). Parallel over runs.
+void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index) {
+  const std::size_t n = keys.size();
+  auto high = [&](std::size_t k) { return keys[k] >> kLowBits; };
+#pragma omp parallel
+  {
+    const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    // This thread's runs: those that start in [b, e).
+    std::size_t b = n * t / nt, e = n * (t + 1) / nt;
+    while (b > 0 && b < n && high(b) == high(b - 1)) ++b;
+    while (e > 0 && e < n && high(e) == high(e - 1)) ++e;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> run;
+    for (std::size_t r = b; r < e;) {
+      std::size_t q = r + 1;
+      bool sorted = true;
+      for (; q < n && high(q) == high(r); ++q) sorted = sorted && keys[q - 1] <= keys[q];
+      if (!sorted) {
+        if (q - r <= 32) {
+          for (std::size_t k = r + 1; k < q; ++k) {
+            const std::uint64_t key = keys[k], id = index[k];
+            std::size_t j = k;
+            for (; j > r && keys[j - 1] > key; --j) {
+              keys[j] = keys[j - 1];
+              index[j] = index[j - 1];
+            }
+            keys[j] = key;
+            index[j] = id;
+          }
+        } else {
+          run.clear();
+          for (std::size_t k = r; k < q; ++k) run.emplace_back(keys[k], index[k]);
+          std::stable_sort(run.begin(), run.end(),
+                           [](const auto& x, const auto& y) { return x.first < y.first; });
+          for (std::size_t k = r; k < q; ++k) std::tie(keys[k], index[k]) = run[k - r];
+        }
+      }
+      r = q;
+    }
+  }
+}
+
+}  // namespace
+
+void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index) {
+  const std::size_t n = keys.size();
+  index.resize(n);
+  if (n < 2) {
+    if (n == 1) index[0] = 0;
+    return;
+  }
+  // 32-bit indices while they suffice: 12 instead of 16 bytes moved per key and pass.
+  bool moved;
+  if (n <= std::numeric_limits<std::uint32_t>::max()) {
+    std::vector<std::uint32_t> idx(n);
+    moved = radix_sort_high(keys, idx);
+    if (moved) {
+      const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+      for (std::ptrdiff_t k = 0; k < nn; ++k) index[k] = idx[k];
+    }
+  } else {
+    moved = radix_sort_high(keys, index);
+  }
+  if (!moved) std::iota(index.begin(), index.end(), std::uint64_t{0});
+  sort_low_bits(keys, index);
 }
 
 namespace {

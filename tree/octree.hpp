@@ -31,10 +31,12 @@ BoundingCube bounding_cube(const double* x, const double* y, const double* z, st
 void compute_morton_keys(const double* x, const double* y, const double* z, std::size_t n,
                          const BoundingCube& cube, std::uint64_t* keys);
 
-// Sorts (keys, index) by key: an LSD radix sort with 11-bit digits over the 63 key bits,
-// OpenMP-parallel, stable (equal keys keep their input order); passes whose digit is the same
-// for every key are skipped. index is filled with 0..n-1 first, so afterwards index[k] is the
-// input position of the k-th smallest key.
+// Sorts (keys, index) by key, stably (equal keys keep their input order): an LSD radix sort
+// with 12-bit digits over the top 48 key bits (32-bit indices while n < 2^32), OpenMP-parallel,
+// skipping passes whose digit is the same for every key; then each run of keys equal in those
+// bits (particles within 1/2^16 of the box side of each other: rare, except in a cluster that
+// small) is ordered by its low 15 bits. Afterwards index[k] is the input position of the k-th
+// smallest key.
 void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index);
 
 // Flat pre-order octree over the sorted keys: node ranges, geometry, level, next and
