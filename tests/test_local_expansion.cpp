@@ -149,5 +149,36 @@ TEST(LocalExpansion, SimdLanesAgreeWithDoubleToFloatRoundOff) {
     EXPECT_NEAR(simd::reduce_add(Lv[c]), Ld[c], 64 * 0x1.0p-24 * scale) << "coefficient " << c;
 }
 
+TEST(LocalExpansion, ShiftIsExactToRoundOff) {
+  // out(x') = c L(o + s x'): potential and acceleration of the shifted expansion at x' equal
+  // c times the original's at o + s x' (acceleration times c s, the chain rule), for any
+  // polynomial: the shift only regroups its terms, so only double round-off separates them.
+  constexpr int P = 5, K = Monomials<P>::kCount;
+  std::vector<double> L(K), out(K);
+  unsigned seed = 12345;
+  auto uniform = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return (seed >> 8) * 0x1.0p-24 * 2 - 1;
+  };
+  for (double& l : L) l = uniform();
+  const double ox = 0.4 * uniform(), oy = 0.4 * uniform(), oz = 0.4 * uniform(), s = 0.45, c = 0.45;
+  shift_local<P>(L.data(), ox, oy, oz, s, c, out.data());
+  double worst = 0;
+  for (int k = 0; k < 50; ++k) {
+    const double x = uniform(), y = uniform(), z = uniform();
+    double a1[4], a2[4];
+    eval_local<P>(out.data(), x, y, z, a1[0], a1[1], a1[2], a1[3]);
+    eval_local<P>(L.data(), ox + s * x, oy + s * y, oz + s * z, a2[0], a2[1], a2[2], a2[3]);
+    for (int d = 0; d < 3; ++d) worst = std::max(worst, std::abs(a1[d] - c * s * a2[d]));
+    worst = std::max(worst, std::abs(a1[3] - c * a2[3]));
+  }
+  // Coefficients of order 1 and |x| <= sqrt(3): terms up to ~100 in size, 56 of them.
+  EXPECT_LT(worst, 1e-12);
+  // Not the identity: the shifted coefficients differ from the original ones.
+  double diff = 0;
+  for (int a = 0; a < K; ++a) diff = std::max(diff, std::abs(out[a] - L[a]));
+  EXPECT_GT(diff, 0.1);
+}
+
 }  // namespace
 }  // namespace hoshi

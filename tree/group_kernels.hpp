@@ -254,14 +254,27 @@ inline void l2p(const float* coef, double ox, double oy, double oz, double scale
   }
 }
 
-// The group's own far cells (positions in units of the group radius g.scale).
-template <int kOrder>
-void far_kernel(const GroupBuffers& g, float cell_eps2, float* const out[4]) {
-  if (g.far.n == 0) return;
-  float coef[kLocalCount];
-  const double inv_s = 1 / g.scale;
-  m2l<kOrder>(g.far, static_cast<float>(cell_eps2 * inv_s * inv_s), coef);
-  l2p(coef, 0, 0, 0, g.scale, g, out);
+// Far cells of a centre (positions in units of `scale`) into a new local expansion there.
+inline void far_to_local(const FarBuffer& f, double centre_x, double centre_y, double centre_z,
+                         double scale, int order, float cell_eps2, LocalFrame& out) {
+  out.cx = centre_x, out.cy = centre_y, out.cz = centre_z, out.scale = scale;
+  const double inv_s = 1 / scale;
+  const float eps2 = static_cast<float>(cell_eps2 * inv_s * inv_s);
+  if (order == 1)
+    m2l<1>(f, eps2, out.coef);
+  else
+    m2l<2>(f, eps2, out.coef);
+}
+
+// Adds `from` re-expanded about to's centre and in to's unit (L2L): coefficients in a frame of
+// scale S hold S phi as a polynomial of x / S, so to(x') = (S_to / S_from) from(o + x' S_to /
+// S_from) with o the centre offset in from's unit.
+inline void add_shifted(const LocalFrame& from, LocalFrame& to) {
+  const double inv = 1 / from.scale, s = to.scale * inv;
+  double shifted[kLocalCount];
+  shift_local<kLocalOrder>(from.coef, (to.cx - from.cx) * inv, (to.cy - from.cy) * inv,
+                           (to.cz - from.cz) * inv, s, s, shifted);
+  for (int c = 0; c < kLocalCount; ++c) to.coef[c] = static_cast<float>(to.coef[c] + shifted[c]);
 }
 
 constexpr int kBlockPP = HOSHI_TREE_BLOCK_PP;
@@ -274,7 +287,6 @@ void group_kernel(const GroupBuffers& g, const WalkParams<float>& w, float* out_
   for (float* o : out) std::fill(o, o + padded(g.nt, kTargetBlock), 0.0f);
   pp_kernel<kBlockPP, kSpline, kSoft>(g, VecF(w.soft.eps2), VecF(w.soft.h_inv), out);
   pc_kernel<kBlockPC, kOrder>(g, VecF(w.cell_eps2), out);
-  far_kernel<kOrder>(g, w.cell_eps2, out);
 }
 
 using GroupKernel = void (*)(const GroupBuffers&, const WalkParams<float>&, float*, float*, float*,

@@ -399,8 +399,14 @@ struct Traversal {
 };
 
 // The force policy: far cells into local expansions (LocalFrame), groups through the kernels.
+// One expansion is carried down the targets: a big target with far cells of its own starts a
+// frame at its centre (M2L) and adds its parent's frame shifted there (L2L); a group does the
+// same with its own far cells and evaluates the one result on its particles (L2P).
 struct ForcePolicy {
-  using Chain = std::vector<LocalFrame>;
+  struct Chain {
+    bool valid = false;  // false: no far cells above the current target
+    LocalFrame frame;
+  };
   const TreeView* t = nullptr;
   const Octree* tree = nullptr;
   const TreeWalkConfig* cfg = nullptr;
@@ -411,17 +417,19 @@ struct ForcePolicy {
   double *ax = nullptr, *ay = nullptr, *az = nullptr, *pot = nullptr;
   std::uint64_t pp = 0, pc = 0, m2l_count = 0;
 
-  Chain frames;              // expansions of the big targets above the current one
-  std::vector<bool> pushed;  // per open big target: whether it added a frame
+  Chain current;             // the expansion of everything far from the current target
+  std::vector<Chain> saved;  // the frames replaced by the open big targets, to restore
+  std::vector<bool> pushed;  // per open big target: whether it replaced the frame
   FarBuffer far_buf;         // far cells of the current big target
   GroupBox far_box{};
   double far_scale = 1;
   GroupBuffers g;
   std::vector<float> fa[4];
 
-  Chain chain() const { return frames; }
+  Chain chain() const { return current; }
   void set_chain(const Chain& c) {
-    frames = c;
+    current = c;
+    saved.clear();
     pushed.clear();
   }
   void begin_far(const GroupBox& box, double radius) {
@@ -432,22 +440,26 @@ struct ForcePolicy {
   void far(std::uint32_t i) {
     far_buf.add(t->nodes[i], far_box.cx, far_box.cy, far_box.cz, 1 / far_scale);
   }
+  // A new frame at (cx, cy, cz) of the far cells in f, plus the current one shifted there.
+  Chain combined(const FarBuffer& f, double cx, double cy, double cz, double scale) const {
+    Chain next{true, {}};
+    far_to_local(f, cx, cy, cz, scale, w->order, w->cell_eps2, next.frame);
+    if (current.valid) add_shifted(current.frame, next.frame);
+    return next;
+  }
   void end_far() {
     pushed.push_back(far_buf.n > 0);
     if (far_buf.n == 0) return;
     far_buf.pad();
-    LocalFrame f{far_box.cx, far_box.cy, far_box.cz, far_scale, {}};
-    const double inv_s = 1 / far_scale;
-    const float eps2 = static_cast<float>(w->cell_eps2 * inv_s * inv_s);
-    if (w->order == 1)
-      m2l<1>(far_buf, eps2, f.coef);
-    else
-      m2l<2>(far_buf, eps2, f.coef);
-    frames.push_back(f);
+    saved.push_back(current);
+    current = combined(far_buf, far_box.cx, far_box.cy, far_box.cz, far_scale);
     m2l_count += far_buf.n;
   }
   void pop_far() {
-    if (pushed.back()) frames.pop_back();
+    if (pushed.back()) {
+      current = saved.back();
+      saved.pop_back();
+    }
     pushed.pop_back();
   }
 
@@ -460,9 +472,14 @@ struct ForcePolicy {
       if (v.size() < padded(g.nt, kTargetBlock)) v.resize(padded(g.nt, kTargetBlock));
     float* const out[4] = {fa[0].data(), fa[1].data(), fa[2].data(), fa[3].data()};
     kernel(g, *w, out[0], out[1], out[2], out[3]);
-    for (const LocalFrame& f : frames)
+    // One expansion for all that is far: the group's own far cells (about its centre, in units
+    // of its radius g.scale) and its ancestors' (current, shifted there).
+    const Chain far = g.far.n > 0 ? combined(g.far, box.cx, box.cy, box.cz, g.scale) : current;
+    if (far.valid) {
+      const LocalFrame& f = far.frame;
       l2p(f.coef, (box.cx - f.cx) / f.scale, (box.cy - f.cy) / f.scale, (box.cz - f.cz) / f.scale,
           f.scale, g, out);
+    }
     const double G = cfg->G;
     for (std::size_t k = 0; k < g.nt; ++k) {
       const std::uint64_t s = grp.begin + k;
