@@ -200,46 +200,75 @@ HOSTDEV inline void add_cell_to_local(Real sx, Real sy, Real sz, Real m, Real qx
   }
 }
 
+namespace local_detail {
+
+// The terms of a binomial shift along one axis, as a compile-time list: output monomial
+// out[t] (exponent e along the axis) receives input monomial in[t] (exponent n >= e, other
+// exponents equal) times binom(n, e) o^(n - e); the output is then scaled by s^e.
+template <int P, int kAxis>
+struct ShiftTerms {
+  static constexpr int kMax = Monomials<P>::kCount * (P + 1);
+  int count = 0;
+  std::array<int, kMax> out{}, in{}, power{};
+  std::array<double, kMax> binom{};
+  std::array<int, Monomials<P>::kCount> scale_power{};
+  constexpr ShiftTerms() {
+    constexpr Monomials<P> M{};
+    double b[P + 1][P + 1] = {};
+    for (int n = 0; n <= P; ++n) {
+      b[n][0] = 1;
+      for (int k = 1; k <= n; ++k) b[n][k] = b[n - 1][k - 1] + (k < n ? b[n - 1][k] : 0);
+    }
+    for (int a = 0; a < M.kCount; ++a) {
+      const int e[3] = {M.ex[a], M.ey[a], M.ez[a]};
+      scale_power[a] = e[kAxis];
+      const int top = P - (e[0] + e[1] + e[2] - e[kAxis]);
+      for (int n = e[kAxis]; n <= top; ++n) {
+        int f[3] = {e[0], e[1], e[2]};
+        f[kAxis] = n;
+        out[count] = a;
+        in[count] = Monomials<P>::index(f[0], f[1], f[2]);
+        power[count] = n - e[kAxis];
+        binom[count] = b[n][e[kAxis]];
+        ++count;
+      }
+    }
+  }
+};
+
+template <int P, int kAxis>
+inline constexpr ShiftTerms<P, kAxis> kShift{};
+
+template <int P, int kAxis>
+inline void shift_axis(const double* w, double o, double s, double* v) {
+  constexpr auto& T = kShift<P, kAxis>;
+  double op[P + 1], sp[P + 1];
+  op[0] = sp[0] = 1;
+  for (int k = 1; k <= P; ++k) op[k] = op[k - 1] * o, sp[k] = sp[k - 1] * s;
+  for (int a = 0; a < Monomials<P>::kCount; ++a) v[a] = 0;
+  HOSHI_UNROLL
+  for (int t = 0; t < T.count; ++t) v[T.out[t]] += w[T.in[t]] * (T.binom[t] * op[T.power[t]]);
+  HOSHI_UNROLL
+  for (int a = 0; a < Monomials<P>::kCount; ++a) v[a] *= sp[T.scale_power[a]];
+}
+
+}  // namespace local_detail
+
 // Re-expansion about another centre and in another length unit ("L2L"): out(x') =
 // c L(o + s x') for the degree-P polynomial L, exactly (a polynomial shifted and scaled is a
-// polynomial of the same degree; only round-off, in double here). One binomial shift per axis.
-// The walk moves a big target's expansion to its children's centres this way, so that each
-// group evaluates one expansion instead of one per ancestor.
+// polynomial of the same degree; only round-off, in double here). One binomial shift per axis,
+// over compile-time term lists. The walk moves a big target's expansion to its children's
+// centres this way, so that each group evaluates one expansion instead of one per ancestor.
 template <int P, class Coef>
 inline void shift_local(const Coef* L, double ox, double oy, double oz, double s, double c,
                         double* out) {
   constexpr int K = Monomials<P>::kCount;
-  constexpr auto& M = local_detail::kMono<P>;
-  double binom[P + 1][P + 1] = {};
-  for (int n = 0; n <= P; ++n) {
-    binom[n][0] = 1;
-    for (int k = 1; k <= n; ++k)
-      binom[n][k] = binom[n - 1][k - 1] + (k <= n - 1 ? binom[n - 1][k] : 0);
-  }
   double w[K], v[K];
   for (int a = 0; a < K; ++a) w[a] = static_cast<double>(L[a]);
-  const double o[3] = {ox, oy, oz};
-  for (int axis = 0; axis < 3; ++axis) {
-    // Powers of the offset and of the scale along this axis.
-    double op[P + 1], sp[P + 1];
-    op[0] = sp[0] = 1;
-    for (int k = 1; k <= P; ++k) op[k] = op[k - 1] * o[axis], sp[k] = sp[k - 1] * s;
-    for (int a = 0; a < K; ++a) {
-      // Output monomial a: exponent e along the axis; sum over inputs with exponent n >= e
-      // and the same other exponents.
-      const int e[3] = {M.ex[a], M.ey[a], M.ez[a]};
-      const int top = P - (e[0] + e[1] + e[2] - e[axis]);  // largest exponent along the axis
-      double sum = 0;
-      for (int n = e[axis]; n <= top; ++n) {
-        int f[3] = {e[0], e[1], e[2]};
-        f[axis] = n;
-        sum += w[Monomials<P>::index(f[0], f[1], f[2])] * binom[n][e[axis]] * op[n - e[axis]];
-      }
-      v[a] = sum * sp[e[axis]];
-    }
-    for (int a = 0; a < K; ++a) w[a] = v[a];
-  }
-  for (int a = 0; a < K; ++a) out[a] = c * w[a];
+  local_detail::shift_axis<P, 0>(w, ox, s, v);
+  local_detail::shift_axis<P, 1>(v, oy, s, w);
+  local_detail::shift_axis<P, 2>(w, oz, s, v);
+  for (int a = 0; a < K; ++a) out[a] = c * v[a];
 }
 
 // Potential and acceleration (-grad phi) at x of the expansion with coefficients L (any type
