@@ -398,6 +398,11 @@ struct Traversal {
   }
 };
 
+// One particle's result, in tree order.
+struct TreeOrderForce {
+  double ax, ay, az, pot;
+};
+
 // The force policy: far cells into local expansions (LocalFrame), groups through the kernels.
 // One expansion is carried down the targets: a big target with far cells of its own starts a
 // frame at its centre (M2L) and adds its parent's frame shifted there (L2L); a group does the
@@ -414,7 +419,7 @@ struct ForcePolicy {
   const float* alpha_a = nullptr;
   GroupKernel kernel = nullptr;
   bool soft = false;
-  double *ax = nullptr, *ay = nullptr, *az = nullptr, *pot = nullptr;
+  TreeOrderForce* out_tree = nullptr;  // results in tree order
   std::uint64_t pp = 0, pc = 0, m2l_count = 0;
 
   Chain current;             // the expansion of everything far from the current target
@@ -491,11 +496,8 @@ struct ForcePolicy {
         pair_interaction(w->soft, 0.0f, 0.0f, 0.0f, static_cast<float>(t->m[s]), true, sax, say,
                          saz, self_pot);
       }
-      const std::size_t i = tree->index[s];
-      ax[i] = G * fa[0][k];
-      ay[i] = G * fa[1][k];
-      az[i] = G * fa[2][k];
-      pot[i] = G * (static_cast<double>(fa[3][k]) - self_pot);
+      out_tree[s] = {G * fa[0][k], G * fa[1][k], G * fa[2][k],
+                     G * (static_cast<double>(fa[3][k]) - self_pot)};
     }
     // The group's own particles are in its list (a box is never accepted by itself).
     pp += static_cast<std::uint64_t>(g.nt) * (g.nt + (g.ns - g.own_end) - 1);
@@ -637,6 +639,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
   const bool soft = cfg.eps > 0;
   const GroupKernel kernel = pick_kernel(w, soft);
   WalkCounts counts;
+  std::vector<TreeOrderForce> out_tree(t.n_particles);
   run_traversal<ForcePolicy>(
       t, cfg, alpha_a,
       [&] {
@@ -648,10 +651,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         p.alpha_a = alpha_a;
         p.kernel = kernel;
         p.soft = soft;
-        p.ax = ax;
-        p.ay = ay;
-        p.az = az;
-        p.pot = pot;
+        p.out_tree = out_tree.data();
         return p;
       },
       [&](ForcePolicy& p) {
@@ -659,6 +659,35 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         counts.pc += p.pc;
         counts.m2l += p.m2l_count;
       });
+  // Back to input order. Writing each result straight to its input position costs four random
+  // cache lines per particle (read for ownership, then written back): the walk's largest
+  // memory cost. Instead the walk writes in tree order (above), the inverse permutation is
+  // formed (one random 4-byte write), and each input position gathers its 32 bytes (one random
+  // read) while ax, ay, az, pot are written in sequence.
+  const std::size_t n = t.n_particles;
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+  std::vector<std::uint32_t> inv32;
+  std::vector<std::uint64_t> inv64;
+  const bool narrow = n <= std::numeric_limits<std::uint32_t>::max();
+  (narrow ? inv32.resize(n) : inv64.resize(n));
+#pragma omp parallel
+  {
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t k = 0; k < nn; ++k) {
+      if (narrow)
+        inv32[tree.index[k]] = static_cast<std::uint32_t>(k);
+      else
+        inv64[tree.index[k]] = static_cast<std::uint64_t>(k);
+    }
+#pragma omp for schedule(static)
+    for (std::ptrdiff_t i = 0; i < nn; ++i) {
+      const TreeOrderForce& f = out_tree[narrow ? inv32[i] : inv64[i]];
+      ax[i] = f.ax;
+      ay[i] = f.ay;
+      az[i] = f.az;
+      pot[i] = f.pot;
+    }
+  }
   return counts;
 }
 
