@@ -26,7 +26,7 @@ struct CellMoments {
 template <class Real>
 HOSTDEV inline void cell_monopole(Real dx, Real dy, Real dz, Real m, Real eps2, Real& ax, Real& ay,
                                   Real& az, Real& pot) {
-  const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;  // eps2 first: three FMAs
   const Real inv = rsqrt(r2);
   const Real m_inv = m * inv;
   const Real m_inv3 = m_inv * inv * inv;
@@ -47,7 +47,7 @@ template <class Real>
 HOSTDEV inline void cell_quadrupole(Real dx, Real dy, Real dz, Real m, Real qxx, Real qxy, Real qxz,
                                     Real qyy, Real qyz, Real qzz, Real eps2, Real& ax, Real& ay,
                                     Real& az, Real& pot) {
-  const Real r2 = dx * dx + dy * dy + dz * dz + eps2;
+  const Real r2 = eps2 + dx * dx + dy * dy + dz * dz;  // eps2 first: three FMAs
   const Real inv = rsqrt(r2);
   const Real inv2 = inv * inv;
   const Real ux = dx * inv, uy = dy * inv, uz = dz * inv;
