@@ -10,8 +10,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <vector>
@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     alpha_a.resize(n);
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = tree.index[k];
-      alpha_a[k] = static_cast<float>(alpha * std::sqrt(ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i]));
+      alpha_a[k] =
+          static_cast<float>(alpha * std::sqrt(ax[i] * ax[i] + ay[i] * ay[i] + az[i] * az[i]));
     }
     set_critical_radii(tree.nodes, Criterion::relative, bp.theta);
     wc.criterion = Criterion::relative;
@@ -67,8 +68,10 @@ int main(int argc, char** argv) {
   }
   const int nt = omp_get_max_threads();
   printf(
-      "N %zu %s theta %.2f alpha %.3g n_group %d n_leaf %d local_ratio %.3g threads %d: walk CPU/thread %.4f s "
+      "N %zu %s theta %.2f alpha %.3g n_group %d n_leaf %d local_ratio %.3g threads %d: walk "
+      "CPU/thread %.4f s "
       "wall %.4f s | pp %.0f pc %.0f per particle, m2l %.0f per particle\n",
-      n, alpha > 0 ? "relative" : "barnes94", bp.theta, alpha, wc.n_group, bp.n_leaf, wc.local_ratio, nt, best_cpu / nt, best_wall,
-      double(c.pp) / n, double(c.pc) / n, double(c.m2l) / n);
+      n, alpha > 0 ? "relative" : "barnes94", bp.theta, alpha, wc.n_group, bp.n_leaf,
+      wc.local_ratio, nt, best_cpu / nt, best_wall, double(c.pp) / n, double(c.pc) / n,
+      double(c.m2l) / n);
 }
