@@ -463,21 +463,26 @@ void store(TreeNode& n, const Moments& r) {
 
 }  // namespace
 
+namespace {
+
+void set_critical_radius(TreeNode& n, Criterion criterion, double theta) {
+  const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;
+  const double delta = std::sqrt(dx * dx + dy * dy + dz * dz);
+  // Guard: never accept a node from inside the sphere of radius b_max around its centre of
+  // mass, which holds all of its particles, so a target (or group box) never uses a cell
+  // that contains itself. It binds only for bh at theta > 1/sqrt(3), barnes94 at
+  // theta > 2/sqrt(3) and bmax at theta >= 1 (the known self-acceptance flaw of the plain
+  // criteria, Salmon & Warren 1994). The factor covers the float rounding of b_max.
+  const double guard = static_cast<double>(n.b_max) * (1 + 1e-6);
+  n.rcrit2 = std::max(mac_rcrit2(criterion, theta, n.side, delta, n.b_max), guard * guard);
+}
+
+}  // namespace
+
 void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta) {
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(nodes.size());
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < nn; ++i) {
-    TreeNode& n = nodes[i];
-    const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;
-    const double delta = std::sqrt(dx * dx + dy * dy + dz * dz);
-    // Guard: never accept a node from inside the sphere of radius b_max around its centre of
-    // mass, which holds all of its particles, so a target (or group box) never uses a cell
-    // that contains itself. It binds only for bh at theta > 1/sqrt(3), barnes94 at
-    // theta > 2/sqrt(3) and bmax at theta >= 1 (the known self-acceptance flaw of the plain
-    // criteria, Salmon & Warren 1994). The factor covers the float rounding of b_max.
-    const double guard = static_cast<double>(n.b_max) * (1 + 1e-6);
-    n.rcrit2 = std::max(mac_rcrit2(criterion, theta, n.side, delta, n.b_max), guard * guard);
-  }
+  for (std::ptrdiff_t i = 0; i < nn; ++i) set_critical_radius(nodes[i], criterion, theta);
 }
 
 void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
@@ -506,6 +511,12 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
     else
       internal_moments(i, nodes, mom, mom[i]);
     bmax[i] = farthest_below(i, mom[i].x, mom[i].y, mom[i].z, 0.0, nodes, mom, bmax, x, y, z);
+    // The node's stored fields now, while it is in cache (the walk reads only these; the
+    // double moments stay in mom for the parent).
+    TreeNode& n = nodes[i];
+    store(n, mom[i]);
+    n.b_max = static_cast<float>(bmax[i]);
+    set_critical_radius(n, criterion, theta);
   };
   const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(roots.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -515,13 +526,6 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
   }
   for (std::uint32_t i = nn; i-- > 0;)
     if (nodes[i].level < kCut && nodes[i].first_child != 0) one_node(i);
-#pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(nn); ++i) {
-    TreeNode& n = nodes[i];
-    store(n, mom[i]);
-    n.b_max = static_cast<float>(bmax[i]);
-  }
-  set_critical_radii(nodes, criterion, theta);
 }
 
 TreeView Octree::view() const {
