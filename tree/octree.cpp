@@ -328,8 +328,12 @@ void build_octree(const std::uint64_t* keys, std::size_t n, const BoundingCube& 
                   std::vector<TreeNode>& nodes) {
   if (n_leaf < 1)
     throw std::invalid_argument("invalid n_leaf " + std::to_string(n_leaf) + " (must be >= 1)");
-  nodes.clear();
-  if (n == 0) return;
+  if (n == 0) {
+    nodes.clear();
+    return;
+  }
+  // Every node is assigned in full by build(), so a node array kept from the previous
+  // evaluation is resized, not cleared: only nodes beyond its old size are zeroed first.
   OctreeBuilder(keys, cube, n_leaf).build(n, nodes);
 }
 
