@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -48,24 +49,27 @@ constexpr std::size_t kBuckets = std::size_t{1} << kDigitBits;
 constexpr int kPasses = 48 / kDigitBits;  // 4
 
 // Stable LSD radix sort of (keys, idx) by the key bits [kLowBits, 63), 12 bits per pass,
-// OpenMP-parallel; passes whose digit is the same for every key are skipped. idx starts as
-// 0..n-1 (not read: the first pass that moves data generates it). Returns false when every
-// pass was skipped (idx then still to be filled).
+// OpenMP-parallel; passes whose digit is the same for every key are skipped. idx_a and idx_b
+// are two index buffers of n entries (contents ignored: the first pass that moves data writes
+// 0..n-1 in its order). keys ends sorted in place; returns the buffer that holds the index,
+// or nullptr when every pass was skipped (the index is then the identity). Scratch arrays
+// are allocated without being zeroed: every entry is written before it is read.
 template <class Idx>
-bool radix_sort_high(std::vector<std::uint64_t>& keys, std::vector<Idx>& idx) {
+Idx* radix_sort_high(std::vector<std::uint64_t>& keys, Idx* idx_a, Idx* idx_b) {
   const std::size_t n = keys.size();
-  std::vector<std::uint64_t> tmp_keys(n);
-  std::vector<Idx> tmp_idx(n);
+  const auto tmp_keys = std::make_unique_for_overwrite<std::uint64_t[]>(n);
   const int max_threads = omp_get_max_threads();
   std::vector<std::size_t> hist(static_cast<std::size_t>(max_threads) * kBuckets);
-  bool skip = false, moved = false, result_in_tmp = false;
+  bool skip = false;
+  std::uint64_t* keys_at = keys.data();
+  Idx* idx_at = nullptr;
 #pragma omp parallel num_threads(max_threads)
   {
     // Each thread swaps its own copies of the buffer pointers after every pass.
     std::uint64_t* src_k = keys.data();
-    Idx* src_i = idx.data();
-    std::uint64_t* dst_k = tmp_keys.data();
-    Idx* dst_i = tmp_idx.data();
+    Idx* src_i = idx_a;
+    std::uint64_t* dst_k = tmp_keys.get();
+    Idx* dst_i = idx_b;
     bool first = true;  // src_i not yet written: the index of element i is i
     const int t = omp_get_thread_num();
     const int nt = omp_get_num_threads();
@@ -109,15 +113,16 @@ bool radix_sort_high(std::vector<std::uint64_t>& keys, std::vector<Idx>& idx) {
     }
 #pragma omp single
     {
-      result_in_tmp = src_k != keys.data();
-      moved = !first;
+      keys_at = src_k;
+      idx_at = first ? nullptr : src_i;
     }
   }
-  if (result_in_tmp) {
-    keys.swap(tmp_keys);
-    idx.swap(tmp_idx);
+  if (keys_at != keys.data()) {  // an odd number of passes moved data
+    const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < nn; ++k) keys[k] = keys_at[k];
   }
-  return moved;
+  return idx_at;
 }
 
 // Within each run of keys equal in their bits [kLowBits, 63) (input order, from the stable
@@ -173,17 +178,25 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
     return;
   }
   // 32-bit indices while they suffice: 12 instead of 16 bytes moved per key and pass.
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
   bool moved;
   if (n <= std::numeric_limits<std::uint32_t>::max()) {
-    std::vector<std::uint32_t> idx(n);
-    moved = radix_sort_high(keys, idx);
+    const auto a = std::make_unique_for_overwrite<std::uint32_t[]>(n);
+    const auto b = std::make_unique_for_overwrite<std::uint32_t[]>(n);
+    const std::uint32_t* idx = radix_sort_high(keys, a.get(), b.get());
+    moved = idx != nullptr;
     if (moved) {
-      const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
 #pragma omp parallel for schedule(static)
       for (std::ptrdiff_t k = 0; k < nn; ++k) index[k] = idx[k];
     }
   } else {
-    moved = radix_sort_high(keys, index);
+    const auto b = std::make_unique_for_overwrite<std::uint64_t[]>(n);
+    const std::uint64_t* idx = radix_sort_high(keys, index.data(), b.get());
+    moved = idx != nullptr;
+    if (moved && idx != index.data()) {
+#pragma omp parallel for schedule(static)
+      for (std::ptrdiff_t k = 0; k < nn; ++k) index[k] = idx[k];
+    }
   }
   if (!moved) std::iota(index.begin(), index.end(), std::uint64_t{0});
   sort_low_bits(keys, index);
@@ -340,9 +353,11 @@ void build_octree(const std::uint64_t* keys, std::size_t n, const BoundingCube& 
 namespace {
 
 // Double-precision moments of one node, used while combining children.
+// No member initialisers: the per-node array is allocated without zeroing (every entry is
+// assigned, Moments{} being all zeros).
 struct Moments {
-  double m = 0, x = 0, y = 0, z = 0;
-  double qxx = 0, qxy = 0, qxz = 0, qyy = 0, qyz = 0, qzz = 0;
+  double m, x, y, z;
+  double qxx, qxy, qxz, qyy, qyz, qzz;
 };
 
 // Centre of mass from the mass M and the mass-weighted offsets (sx, sy, sz) from the node's
@@ -384,8 +399,8 @@ void leaf_moments(const TreeNode& n, const double* x, const double* y, const dou
   }
 }
 
-void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes,
-                      const std::vector<Moments>& mom, Moments& r) {
+void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes, const Moments* mom,
+                      Moments& r) {
   const TreeNode& n = nodes[i];
   double M = 0, sx = 0, sy = 0, sz = 0;
   for (std::uint32_t c = n.first_child; c < n.next; c = nodes[c].next) {
@@ -419,9 +434,8 @@ void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes,
 // pruned: b_max stays exact at a cost of a few nodes per node instead of a pass over all the
 // node's particles at every level (O(N depth)).
 double farthest_below(std::uint32_t c, double px, double py, double pz, double best,
-                      const std::vector<TreeNode>& nodes, const std::vector<Moments>& mom,
-                      const std::vector<double>& bmax, const double* x, const double* y,
-                      const double* z) {
+                      const std::vector<TreeNode>& nodes, const Moments* mom, const double* bmax,
+                      const double* x, const double* y, const double* z) {
   const TreeNode& n = nodes[c];
   if (n.first_child == 0) {
     double b2 = best * best;
@@ -493,7 +507,8 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
                         const double* z, const double* m, Criterion criterion, double theta) {
   const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
   if (nn == 0) return;
-  std::vector<Moments> mom(nn);
+  const auto mom_buf = std::make_unique_for_overwrite<Moments[]>(nn);
+  Moments* const mom = mom_buf.get();
   // Independent subtrees: the nodes at level kCut, and leaves above it. Each is processed
   // bottom-up (reverse pre-order: children follow their parent) by one thread.
   constexpr std::uint32_t kCut = 3;
@@ -506,7 +521,8 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
       ++i;
     }
   }
-  std::vector<double> bmax(nn);
+  const auto bmax_buf = std::make_unique_for_overwrite<double[]>(nn);
+  double* const bmax = bmax_buf.get();
   // Children come after their parent in pre-order: in reverse order a node's children (and
   // their b_max) are done before it.
   auto one_node = [&](std::uint32_t i) {

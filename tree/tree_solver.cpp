@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -30,7 +31,8 @@ std::vector<float> relative_alpha(const SolverConfig& c, const Octree& tree, con
   const std::size_t n = p.size();
   // In input order first (streaming), then one 4-byte gather per particle in tree order
   // instead of three 8-byte ones from three arrays.
-  std::vector<float> a_input(n), alpha_a(n);
+  const auto a_input = std::make_unique_for_overwrite<float[]>(n);
+  std::vector<float> alpha_a(n);
   const double s = c.tree.alpha / c.G;
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
 #pragma omp parallel

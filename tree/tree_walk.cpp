@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "core/bounds.hpp"
@@ -639,7 +640,8 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
   const bool soft = cfg.eps > 0;
   const GroupKernel kernel = pick_kernel(w, soft);
   WalkCounts counts;
-  std::vector<TreeOrderForce> out_tree(t.n_particles);
+  // Every entry is written by its group: no zeroing (32 B per particle).
+  const auto out_tree = std::make_unique_for_overwrite<TreeOrderForce[]>(t.n_particles);
   run_traversal<ForcePolicy>(
       t, cfg, alpha_a,
       [&] {
@@ -651,7 +653,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         p.alpha_a = alpha_a;
         p.kernel = kernel;
         p.soft = soft;
-        p.out_tree = out_tree.data();
+        p.out_tree = out_tree.get();
         return p;
       },
       [&](ForcePolicy& p) {
@@ -666,10 +668,9 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
   // read) while ax, ay, az, pot are written in sequence.
   const std::size_t n = t.n_particles;
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-  std::vector<std::uint32_t> inv32;
-  std::vector<std::uint64_t> inv64;
   const bool narrow = n <= std::numeric_limits<std::uint32_t>::max();
-  (narrow ? inv32.resize(n) : inv64.resize(n));
+  const auto inv32 = std::make_unique_for_overwrite<std::uint32_t[]>(narrow ? n : 0);
+  const auto inv64 = std::make_unique_for_overwrite<std::uint64_t[]>(narrow ? 0 : n);
 #pragma omp parallel
   {
 #pragma omp for schedule(static)
