@@ -5,10 +5,15 @@
 //  * walk_tree_groups: the fast path. Particles are grouped (make_groups); one walk per group,
 //    with the opening criterion applied to the distance from the node's centre of mass to the
 //    group's bounding box, builds an interaction list (cells and leaf particle ranges) valid
-//    for every particle of the group; SIMD kernels (src/direct/simd.hpp VecF) then evaluate
-//    list x group with the shared physics templates (plummer_pair / spline_pair,
-//    cell_monopole / cell_quadrupole). Positions enter the float kernels relative to the
-//    group's centre, the difference taken in double (tree_view.hpp, "Precision").
+//    for every particle of the group; SIMD kernels (tree/group_kernels.hpp, on
+//    src/direct/simd.hpp VecF) then evaluate list x group with the shared physics templates
+//    (plummer_pair_scaled / spline_pair, cell_monopole / cell_quadrupole). Positions enter the
+//    float kernels relative to the group's centre, the difference taken in double
+//    (tree_view.hpp, "Precision"). Above the groups the walk is hierarchical: nodes of more
+//    than n_group particles classify candidate cells once for all their particles, and cells
+//    far from a target compared to its size go into its local expansion (M2L), which is
+//    shifted down to its children (L2L) and evaluated once per particle (L2P;
+//    physics/local_expansion.hpp, tree_walk.cpp "The hierarchical group walk").
 #pragma once
 
 #include <cstddef>
@@ -100,7 +105,8 @@ std::vector<GroupLists> group_walk_lists(const Octree& tree, const TreeWalkConfi
                                          const float* alpha_a);
 
 // Both walks write a, pot (G applied; self term excluded) of sorted particle k to
-// ax[tree.index[k]] etc., i.e. in the caller's particle order. alpha_a: per sorted particle
+// ax[tree.index[k]] etc., i.e. in the caller's particle order (the group walk through a
+// tree-order buffer and the inverse permutation, which avoids random writes). alpha_a: per sorted particle
 // alpha |a_old| / G for the relative criterion (nullptr otherwise).
 WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                                double* ax, double* ay, double* az, double* pot);
