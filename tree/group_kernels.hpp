@@ -125,6 +125,29 @@ inline void FarBuffer::pad() {
   }
 }
 
+// B targets broadcast to vectors, with their accumulators; add_to sums the lanes into out
+// for the targets that exist (the last block may run past nt into the padding).
+template <int B>
+struct TargetBlock {
+  VecF X[B], Y[B], Z[B], ax[B], ay[B], az[B], pot[B];
+  TargetBlock(const GroupBuffers& g, std::size_t t0) {
+    for (int b = 0; b < B; ++b) {
+      X[b] = VecF(g.tx[t0 + b]);
+      Y[b] = VecF(g.ty[t0 + b]);
+      Z[b] = VecF(g.tz[t0 + b]);
+      ax[b] = ay[b] = az[b] = pot[b] = VecF(0.0f);
+    }
+  }
+  void add_to(float* const out[4], std::size_t t0, std::size_t nt, float acc_scale) const {
+    for (int b = 0; b < B && t0 + b < nt; ++b) {
+      out[0][t0 + b] += acc_scale * simd::reduce_add(ax[b]);
+      out[1][t0 + b] += acc_scale * simd::reduce_add(ay[b]);
+      out[2][t0 + b] += acc_scale * simd::reduce_add(az[b]);
+      out[3][t0 + b] += simd::reduce_add(pot[b]);
+    }
+  }
+};
+
 // Particle-particle terms of sources [0, ns) (padded to kW) on targets [0, nt) (padded to
 // kTargetBlock), B targets at a time against each source vector, accumulators in registers.
 // kSpline picks the kernel; kSoft: softened, every pair valid (the caller removes the self
@@ -137,13 +160,8 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
   const float acc_scale = kScaled ? 0.25f : 1.0f;
   const std::size_t n = padded(g.ns, kW);
   for (std::size_t t0 = 0; t0 < g.nt; t0 += B) {
-    VecF X[B], Y[B], Z[B], ax[B], ay[B], az[B], pot[B];
-    for (int b = 0; b < B; ++b) {
-      X[b] = VecF(g.tx[t0 + b]);
-      Y[b] = VecF(g.ty[t0 + b]);
-      Z[b] = VecF(g.tz[t0 + b]);
-      ax[b] = ay[b] = az[b] = pot[b] = VecF(0.0f);
-    }
+    TargetBlock<B> t(g, t0);
+    auto& [X, Y, Z, ax, ay, az, pot] = t;
     // kMasked: the sources that may be a target itself (the group's own, unsoftened only).
     auto sources = [&](auto masked, std::size_t j0, std::size_t j1) {
       constexpr bool kMasked = decltype(masked)::value;
@@ -165,12 +183,7 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
     };
     sources(std::bool_constant<!kSoft>{}, 0, g.own_end);
     sources(std::false_type{}, g.own_end, n);
-    for (int b = 0; b < B && t0 + b < g.nt; ++b) {
-      out[0][t0 + b] += acc_scale * simd::reduce_add(ax[b]);
-      out[1][t0 + b] += acc_scale * simd::reduce_add(ay[b]);
-      out[2][t0 + b] += acc_scale * simd::reduce_add(az[b]);
-      out[3][t0 + b] += simd::reduce_add(pot[b]);
-    }
+    t.add_to(out, t0, g.nt, acc_scale);
   }
 }
 
@@ -179,13 +192,8 @@ template <int B, int kOrder>
 void pc_kernel(const GroupBuffers& g, VecF eps2, float* const out[4]) {
   const std::size_t n = padded(g.nc, kW);
   for (std::size_t t0 = 0; t0 < g.nt; t0 += B) {
-    VecF X[B], Y[B], Z[B], ax[B], ay[B], az[B], pot[B];
-    for (int b = 0; b < B; ++b) {
-      X[b] = VecF(g.tx[t0 + b]);
-      Y[b] = VecF(g.ty[t0 + b]);
-      Z[b] = VecF(g.tz[t0 + b]);
-      ax[b] = ay[b] = az[b] = pot[b] = VecF(0.0f);
-    }
+    TargetBlock<B> t(g, t0);
+    auto& [X, Y, Z, ax, ay, az, pot] = t;
     for (std::size_t j = 0; j < n; j += kW) {
       const VecF x = VecF::load(&g.cx[j]), y = VecF::load(&g.cy[j]), z = VecF::load(&g.cz[j]);
       const VecF m = VecF::load(&g.cm[j]);
@@ -201,12 +209,7 @@ void pc_kernel(const GroupBuffers& g, VecF eps2, float* const out[4]) {
                           ax[b], ay[b], az[b], pot[b]);
       }
     }
-    for (int b = 0; b < B && t0 + b < g.nt; ++b) {
-      out[0][t0 + b] += simd::reduce_add(ax[b]);
-      out[1][t0 + b] += simd::reduce_add(ay[b]);
-      out[2][t0 + b] += simd::reduce_add(az[b]);
-      out[3][t0 + b] += simd::reduce_add(pot[b]);
-    }
+    t.add_to(out, t0, g.nt, 1.0f);
   }
 }
 
