@@ -126,8 +126,8 @@ Idx* radix_sort_high(std::vector<std::uint64_t>& keys, Idx* idx_a, Idx* idx_b) {
 }
 
 // Within each run of keys equal in their bits [kLowBits, 63) (input order, from the stable
-// radix passes), orders by the whole key, stably: insertion sort for short runs, stable_sort
-// for long ones (a cluster smaller than 1/2^16 of the box). Parallel over runs.
+// radix passes), orders by the whole key, stably (runs that need it are rare: particles
+// within 1/2^16 of the box side of each other). Parallel over runs.
 void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index) {
   const std::size_t n = keys.size();
   auto high = [&](std::size_t k) { return keys[k] >> kLowBits; };
@@ -144,24 +144,11 @@ void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>&
       bool sorted = true;
       for (; q < n && high(q) == high(r); ++q) sorted = sorted && keys[q - 1] <= keys[q];
       if (!sorted) {
-        if (q - r <= 32) {
-          for (std::size_t k = r + 1; k < q; ++k) {
-            const std::uint64_t key = keys[k], id = index[k];
-            std::size_t j = k;
-            for (; j > r && keys[j - 1] > key; --j) {
-              keys[j] = keys[j - 1];
-              index[j] = index[j - 1];
-            }
-            keys[j] = key;
-            index[j] = id;
-          }
-        } else {
-          run.clear();
-          for (std::size_t k = r; k < q; ++k) run.emplace_back(keys[k], index[k]);
-          std::stable_sort(run.begin(), run.end(),
-                           [](const auto& x, const auto& y) { return x.first < y.first; });
-          for (std::size_t k = r; k < q; ++k) std::tie(keys[k], index[k]) = run[k - r];
-        }
+        run.clear();
+        for (std::size_t k = r; k < q; ++k) run.emplace_back(keys[k], index[k]);
+        std::stable_sort(run.begin(), run.end(),
+                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        for (std::size_t k = r; k < q; ++k) std::tie(keys[k], index[k]) = run[k - r];
       }
       r = q;
     }
@@ -179,26 +166,21 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
   }
   // 32-bit indices while they suffice: 12 instead of 16 bytes moved per key and pass.
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-  bool moved;
-  if (n <= std::numeric_limits<std::uint32_t>::max()) {
-    const auto a = std::make_unique_for_overwrite<std::uint32_t[]>(n);
-    const auto b = std::make_unique_for_overwrite<std::uint32_t[]>(n);
-    const std::uint32_t* idx = radix_sort_high(keys, a.get(), b.get());
-    moved = idx != nullptr;
-    if (moved) {
-#pragma omp parallel for schedule(static)
-      for (std::ptrdiff_t k = 0; k < nn; ++k) index[k] = idx[k];
+  auto sort_high = [&](auto* a, auto* b) {
+    const auto* idx = radix_sort_high(keys, a, b);
+    if (!idx) {
+      std::iota(index.begin(), index.end(), std::uint64_t{0});
+      return;
     }
-  } else {
-    const auto b = std::make_unique_for_overwrite<std::uint64_t[]>(n);
-    const std::uint64_t* idx = radix_sort_high(keys, index.data(), b.get());
-    moved = idx != nullptr;
-    if (moved && idx != index.data()) {
 #pragma omp parallel for schedule(static)
-      for (std::ptrdiff_t k = 0; k < nn; ++k) index[k] = idx[k];
-    }
-  }
-  if (!moved) std::iota(index.begin(), index.end(), std::uint64_t{0});
+    for (std::ptrdiff_t k = 0; k < nn; ++k) index[k] = idx[k];
+  };
+  if (n <= std::numeric_limits<std::uint32_t>::max())
+    sort_high(std::make_unique_for_overwrite<std::uint32_t[]>(n).get(),
+              std::make_unique_for_overwrite<std::uint32_t[]>(n).get());
+  else
+    sort_high(std::make_unique_for_overwrite<std::uint64_t[]>(n).get(),
+              std::make_unique_for_overwrite<std::uint64_t[]>(n).get());
   sort_low_bits(keys, index);
 }
 
@@ -478,10 +460,6 @@ void store(TreeNode& n, const Moments& r) {
   n.qyz = quad_float(r.qyz);
   n.qzz = quad_float(r.qzz);
 }
-
-}  // namespace
-
-namespace {
 
 void set_critical_radius(TreeNode& n, Criterion criterion, double theta) {
   const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;

@@ -414,7 +414,6 @@ struct ForcePolicy {
     LocalFrame frame;
   };
   const TreeView* t = nullptr;
-  const Octree* tree = nullptr;
   const TreeWalkConfig* cfg = nullptr;
   const WalkParams<float>* w = nullptr;
   const float* alpha_a = nullptr;
@@ -424,8 +423,7 @@ struct ForcePolicy {
   std::uint64_t pp = 0, pc = 0, m2l_count = 0;
 
   Chain current;             // the expansion of everything far from the current target
-  std::vector<Chain> saved;  // the frames replaced by the open big targets, to restore
-  std::vector<bool> pushed;  // per open big target: whether it replaced the frame
+  std::vector<Chain> saved;  // per open big target: the frame before it, to restore
   FarBuffer far_buf;         // far cells of the current big target
   GroupBox far_box{};
   double far_scale = 1;
@@ -436,7 +434,6 @@ struct ForcePolicy {
   void set_chain(const Chain& c) {
     current = c;
     saved.clear();
-    pushed.clear();
   }
   void begin_far(const GroupBox& box, double radius) {
     far_buf.n = 0;
@@ -454,19 +451,15 @@ struct ForcePolicy {
     return next;
   }
   void end_far() {
-    pushed.push_back(far_buf.n > 0);
+    saved.push_back(current);
     if (far_buf.n == 0) return;
     far_buf.pad();
-    saved.push_back(current);
     current = combined(far_buf, far_box.cx, far_box.cy, far_box.cz, far_scale);
     m2l_count += far_buf.n;
   }
   void pop_far() {
-    if (pushed.back()) {
-      current = saved.back();
-      saved.pop_back();
-    }
-    pushed.pop_back();
+    current = saved.back();
+    saved.pop_back();
   }
 
   void group(const Group& grp, const std::uint32_t* cand, std::size_t ncand) {
@@ -647,7 +640,6 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
       [&] {
         ForcePolicy p;
         p.t = &t;
-        p.tree = &tree;
         p.cfg = &cfg;
         p.w = &w;
         p.alpha_a = alpha_a;
@@ -668,27 +660,26 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
   // read) while ax, ay, az, pot are written in sequence.
   const std::size_t n = t.n_particles;
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-  const bool narrow = n <= std::numeric_limits<std::uint32_t>::max();
-  const auto inv32 = std::make_unique_for_overwrite<std::uint32_t[]>(narrow ? n : 0);
-  const auto inv64 = std::make_unique_for_overwrite<std::uint64_t[]>(narrow ? 0 : n);
+  auto to_input_order = [&](auto* inv) {
 #pragma omp parallel
-  {
+    {
 #pragma omp for schedule(static)
-    for (std::ptrdiff_t k = 0; k < nn; ++k) {
-      if (narrow)
-        inv32[tree.index[k]] = static_cast<std::uint32_t>(k);
-      else
-        inv64[tree.index[k]] = static_cast<std::uint64_t>(k);
-    }
+      for (std::ptrdiff_t k = 0; k < nn; ++k)
+        inv[tree.index[k]] = static_cast<std::remove_pointer_t<decltype(inv)>>(k);
 #pragma omp for schedule(static)
-    for (std::ptrdiff_t i = 0; i < nn; ++i) {
-      const TreeOrderForce& f = out_tree[narrow ? inv32[i] : inv64[i]];
-      ax[i] = f.ax;
-      ay[i] = f.ay;
-      az[i] = f.az;
-      pot[i] = f.pot;
+      for (std::ptrdiff_t i = 0; i < nn; ++i) {
+        const TreeOrderForce& f = out_tree[inv[i]];
+        ax[i] = f.ax;
+        ay[i] = f.ay;
+        az[i] = f.az;
+        pot[i] = f.pot;
+      }
     }
-  }
+  };
+  if (n <= std::numeric_limits<std::uint32_t>::max())
+    to_input_order(std::make_unique_for_overwrite<std::uint32_t[]>(n).get());
+  else
+    to_input_order(std::make_unique_for_overwrite<std::uint64_t[]>(n).get());
   return counts;
 }
 

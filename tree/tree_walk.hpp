@@ -106,8 +106,8 @@ std::vector<GroupLists> group_walk_lists(const Octree& tree, const TreeWalkConfi
 
 // Both walks write a, pot (G applied; self term excluded) of sorted particle k to
 // ax[tree.index[k]] etc., i.e. in the caller's particle order (the group walk through a
-// tree-order buffer and the inverse permutation, which avoids random writes). alpha_a: per sorted particle
-// alpha |a_old| / G for the relative criterion (nullptr otherwise).
+// tree-order buffer and the inverse permutation, which avoids random writes). alpha_a: per sorted
+// particle alpha |a_old| / G for the relative criterion (nullptr otherwise).
 WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                                double* ax, double* ay, double* az, double* pot);
 WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
