@@ -6,6 +6,7 @@
 #include <numbers>
 
 #include "diagnostics/diagnostics.hpp"
+#include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
 #include "integrator/leapfrog.hpp"
 #include "run/simulation.hpp"
@@ -115,7 +116,15 @@ TEST(Leapfrog, ForwardThenBackwardReturnsToStart) {
   }
 }
 
-TEST(Leapfrog, PlummerEnergyErrorAfterOneTimeUnit) {
+// The run loop on every backend: the host leapfrog over the CPU solver, and on CUDA the
+// device-resident stepper (kick, drift and forces on the device); skipped with the reason when
+// CUDA is not built or no device is present.
+class LeapfrogOn : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(GetParam()); }
+};
+
+TEST_P(LeapfrogOn, PlummerEnergyErrorAfterOneTimeUnit) {
   // Plummer N = 2048, eps = 0.05, float32 direct forces, dt = 1/128. The shortest dynamical
   // time scale is set by the largest tidal frequency: the core, omega^2 = G M / a^3 with
   // a = 3 pi / 16 (omega = 2.2), plus a softened close pair, omega^2 = G m / eps^3 (m = 1/2048:
@@ -126,7 +135,7 @@ TEST(Leapfrog, PlummerEnergyErrorAfterOneTimeUnit) {
   cfg.t_end = 1.0;
   cfg.dt = 1.0 / 128;
   cfg.solver.solver = SolverKind::direct;
-  cfg.solver.backend = Backend::cpu;
+  cfg.solver.backend = GetParam();
   cfg.solver.eps = 0.05;
   const RunResult r = run_simulation(p, cfg, nullptr);
   const double a = 3 * std::numbers::pi / 16;
@@ -135,7 +144,11 @@ TEST(Leapfrog, PlummerEnergyErrorAfterOneTimeUnit) {
   EXPECT_LT(std::abs(r.rel_energy_error), bound);
   EXPECT_EQ(r.steps, 128u);
   EXPECT_NEAR(r.time, 1.0, 1e-15);
+  EXPECT_EQ(r.backend_name, to_string(GetParam()));
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, LeapfrogOn, ::testing::Values(Backend::cpu, Backend::cuda),
+                         testing_support::backend_test_name);
 
 TEST(Leapfrog, AdaptiveStepFollowsFormula) {
   ParticleSet p = make_kepler(0.5);

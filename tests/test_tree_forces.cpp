@@ -12,6 +12,15 @@
 //    median errors of order 1e-4 .. 1e-3 at theta ~ 0.5 for quadrupole trees.
 // The constants of the bounds come from measurement on this code (quoted beside each bound,
 // with a factor 2 margin); the scaling tests check the theta^(p+1) law.
+//
+// One test body, every tree solver: the TEST_P suites (TreeForcesOn, Plummer100kOn) run on the
+// CPU group walk (the default), the CPU per-particle walk and the CUDA per-particle walk (the
+// same HOSTDEV walk_particle on the device); the CUDA instances skip with the reason when
+// hoshi is built without CUDA or no device is present. The CUDA walk differs from the CPU
+// per-particle walk only by rounding (rsqrtf, FMA contraction; tests/test_gpu_tree.cpp), so the
+// per-particle bounds hold for it unchanged. The counting checks test the shared walk functions
+// themselves; the group walk's own features (local expansions, the relative default, thread
+// independence) are TESTs of the CPU solver.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -22,6 +31,7 @@
 #include <vector>
 
 #include "direct/direct.hpp"
+#include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
 #include "solver/solver.hpp"
 #include "tree/tree_solver.hpp"
@@ -31,17 +41,47 @@
 namespace hoshi {
 namespace {
 
-SolverConfig tree_config(double theta, int order, WalkKind walk,
+// A tree solver under test: backend and walk (CUDA walks per particle).
+struct TreeVariant {
+  Backend backend;
+  WalkKind walk;
+};
+constexpr TreeVariant kCpuGroup{Backend::cpu, WalkKind::group};
+constexpr TreeVariant kCpuParticle{Backend::cpu, WalkKind::particle};
+constexpr TreeVariant kCudaParticle{Backend::cuda, WalkKind::particle};
+const TreeVariant kVariants[] = {kCpuGroup, kCpuParticle, kCudaParticle};
+
+std::string variant_name(const ::testing::TestParamInfo<TreeVariant>& info) {
+  return to_string(info.param.backend) + "_" + to_string(info.param.walk);
+}
+void PrintTo(const TreeVariant& v, std::ostream* os) {
+  *os << to_string(v.backend) << " " << to_string(v.walk) << " walk";
+}
+
+SolverConfig tree_config(double theta, int order, TreeVariant v,
                          Criterion criterion = Criterion::barnes94) {
   SolverConfig c;
   c.solver = SolverKind::tree;
-  c.backend = Backend::cpu;
+  c.backend = v.backend;
   c.tree.theta = theta;
   c.tree.order = order;
-  c.tree.walk = walk;
+  c.tree.walk = v.walk;
   c.tree.criterion = criterion;
   return c;
 }
+
+// The solver make_solver gives for c (TreeSolver on the CPU, the CUDA tree solver on CUDA).
+ForceStats compute(const SolverConfig& c, ParticleSet& p) {
+  auto s = make_solver(c, p.size());
+  EXPECT_EQ(s->backend(), to_string(c.backend));
+  return s->compute(p);
+}
+
+// Fixture of the one-body-every-solver tests: GetParam() is the solver; CUDA skips visibly.
+class TreeForcesOn : public ::testing::TestWithParam<TreeVariant> {
+ protected:
+  void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(GetParam().backend); }
+};
 
 std::vector<std::size_t> random_targets(std::size_t n, std::size_t k, std::uint64_t seed) {
   std::vector<std::size_t> t;
@@ -82,8 +122,7 @@ Errors errors(const ParticleSet& p, const std::vector<std::size_t>& targets,
 
 Errors tree_errors(ParticleSet p, const SolverConfig& c, const std::vector<std::size_t>& targets,
                    const ForceArrays& ref, ForceStats* stats = nullptr) {
-  TreeSolver s(c);
-  const ForceStats st = s.compute(p);
+  const ForceStats st = compute(c, p);
   if (stats) *stats = st;
   return errors(p, targets, ref);
 }
@@ -97,20 +136,22 @@ Errors tree_errors(ParticleSet p, const SolverConfig& c, const std::vector<std::
 // |x - c_g| <= r_ij + R_g, so the term's relative error is <= 3 2^-24 (r_ij + 2 R_g) / r_ij.
 // The float sum of N terms adds ~ sqrt(N) 2^-24 sum|a_ij| (random-walk round-off, factor 4
 // margin). Tolerance per target: 2^-24 [4 sqrt(N) sum|a_ij| + sum |a_ij| (8 + 6 R_g / r_ij)].
-void check_theta_zero(WalkKind walk, Softening kernel, double eps) {
-  SCOPED_TRACE(to_string(walk) + " " + to_string(kernel));
+void check_theta_zero(TreeVariant v, Softening kernel, double eps) {
+  SCOPED_TRACE(to_string(kernel) + " eps " + std::to_string(eps));
   ParticleSet p = make_plummer(3000, 21);
-  SolverConfig c = tree_config(1e-4, 2, walk);
+  SolverConfig c = tree_config(1e-4, 2, v);
   c.eps = eps;
   c.softening = kernel;
-  TreeSolver s(c);
-  const ForceStats st = s.compute(p);
+  const ForceStats st = compute(c, p);
   EXPECT_EQ(st.pc, 0u);
   EXPECT_EQ(st.pp, 3000u * 2999u);
-  // Group radius of every particle (only the group walk uses it).
-  const Octree& t = s.tree();
+  // Group radius of every particle (only the group walk uses it; the same build as the solver's).
   std::vector<double> rg(p.size(), 0.0);
-  if (walk == WalkKind::group) {
+  if (v.walk == WalkKind::group) {
+    ParticleSet q = p;
+    TreeSolver s(c);
+    s.compute(q);
+    const Octree& t = s.tree();
     for (const Group& g : make_groups(t.nodes, c.tree.n_group)) {
       const GroupBox b = group_box(t.view(), g);
       for (std::uint64_t k = g.begin; k < g.end; ++k)
@@ -140,12 +181,12 @@ void check_theta_zero(WalkKind walk, Softening kernel, double eps) {
   }
 }
 
-TEST(TreeForces, ThetaToZeroIsDirectSumInFloat) {
-  check_theta_zero(WalkKind::particle, Softening::plummer, 0.0);
-  check_theta_zero(WalkKind::group, Softening::plummer, 0.0);
-  check_theta_zero(WalkKind::group, Softening::plummer, 0.02);
-  check_theta_zero(WalkKind::group, Softening::spline, 0.02);
-  check_theta_zero(WalkKind::particle, Softening::spline, 0.02);
+// On CUDA, rsqrtf (<= 2 ulp) makes a term's worst case ~10 ulp instead of ~7; even a systematic
+// bias of that size stays far inside the sum's 4 sqrt(N) margin (~220 ulp at N = 3000).
+TEST_P(TreeForcesOn, ThetaToZeroIsDirectSumInFloat) {
+  check_theta_zero(GetParam(), Softening::plummer, 0.0);
+  check_theta_zero(GetParam(), Softening::plummer, 0.02);
+  check_theta_zero(GetParam(), Softening::spline, 0.02);
 }
 
 // ---- the counting check -----------------------------------------------------------------
@@ -267,39 +308,41 @@ TEST(TreeForces, HierarchicalWalkSeesAllOtherMassOnce) {
 
 // ---- accuracy on a Plummer sphere of 100k particles -----------------------------------
 
-class Plummer100k : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    p_ = new ParticleSet(make_plummer(100000, 42));
-    targets_ = new std::vector<std::size_t>(random_targets(p_->size(), 1500, 99));
-    ref_ = new ForceArrays;
-    direct_reference(*p_, 1.0, Softening::plummer, 0.0, *targets_, *ref_);
-  }
-  static void TearDownTestSuite() {
-    delete p_;
-    delete targets_;
-    delete ref_;
-  }
-  static Errors run(const SolverConfig& c, ForceStats* st = nullptr) {
-    return tree_errors(*p_, c, *targets_, *ref_, st);
-  }
-  static ParticleSet* p_;
-  static std::vector<std::size_t>* targets_;
-  static ForceArrays* ref_;
+// The sphere, 1500 random targets and their double reference, built once per process and
+// shared by the suites below.
+struct Plummer100kData {
+  ParticleSet p;
+  std::vector<std::size_t> targets;
+  ForceArrays ref;
 };
-ParticleSet* Plummer100k::p_ = nullptr;
-std::vector<std::size_t>* Plummer100k::targets_ = nullptr;
-ForceArrays* Plummer100k::ref_ = nullptr;
+const Plummer100kData& plummer100k() {
+  static const Plummer100kData d = [] {
+    Plummer100kData r;
+    r.p = make_plummer(100000, 42);
+    r.targets = random_targets(r.p.size(), 1500, 99);
+    direct_reference(r.p, 1.0, Softening::plummer, 0.0, r.targets, r.ref);
+    return r;
+  }();
+  return d;
+}
+Errors run_100k(const SolverConfig& c, ForceStats* st = nullptr) {
+  const Plummer100kData& d = plummer100k();
+  return tree_errors(d.p, c, d.targets, d.ref, st);
+}
 
-TEST_F(Plummer100k, ErrorFallsWithThetaAndQuadrupoleBeatsMonopole) {
+// Every tree solver (GetParam()); CPU group-walk features are the TESTs of Plummer100k below.
+class Plummer100kOn : public TreeForcesOn {};
+
+TEST_P(Plummer100kOn, ErrorFallsWithThetaAndQuadrupoleBeatsMonopole) {
   // Halving theta (0.8 -> 0.4) shrinks the error by 2^(p+1) in theory: 8 for the quadrupole,
   // 4 .. 8 for the monopole about the centre of mass (Dehnen 2002). Required: at least 4 and
-  // 2.5 (measured: ~10 and ~6; leaves opened near the target make the law approximate).
+  // 2.5 (measured, group / per-particle walk: 12.7 / 12.4 and 6.5 / 6.7; leaves opened near
+  // the target make the law approximate).
   const double thetas[] = {0.8, 0.6, 0.4};
   Errors e[2][3];
   for (int order : {1, 2})
     for (int k = 0; k < 3; ++k)
-      e[order - 1][k] = run(tree_config(thetas[k], order, WalkKind::group));
+      e[order - 1][k] = run_100k(tree_config(thetas[k], order, GetParam()));
   for (int k = 0; k < 3; ++k) {
     SCOPED_TRACE("theta " + std::to_string(thetas[k]));
     // Quadrupole beats monopole at every theta, at the median and in the tail.
@@ -317,7 +360,70 @@ TEST_F(Plummer100k, ErrorFallsWithThetaAndQuadrupoleBeatsMonopole) {
   EXPECT_GT(e[0][0].p(0.5) / e[0][2].p(0.5), 2.5);
 }
 
-TEST_F(Plummer100k, LocalExpansionsKeepTheErrorAndCutCellTerms) {
+TEST_P(Plummer100kOn, QuadrupoleThetaHalfWithinLiteratureBounds) {
+  // Measured on this code: per-particle walk p50 2.5e-4, p99 1.2e-3 at ~2300 interactions per
+  // particle (the reference: 2.5e-4 and 1.2e-3); the group walk, whose criterion
+  // holds for the whole group box, p50 1.3e-4, p99 6e-4. Bounds: twice the per-particle
+  // values, within Dehnen's (2002) 1e-4 .. 1e-3 medians for quadrupole trees at theta 0.5.
+  // Potentials converge faster (one power of d less): median 5e-5.
+  ForceStats st;
+  const Errors e = run_100k(tree_config(0.5, 2, GetParam()), &st);
+  EXPECT_LT(e.p(0.5), 5e-4);
+  EXPECT_LT(e.p(0.99), 2.5e-3);
+  EXPECT_LT(e.p(0.999), 5e-3);
+  EXPECT_LT(e.pot_p(0.5), 5e-5);
+  EXPECT_GT(st.pc, 0u);
+  EXPECT_GT(st.pp, 0u);
+  // A tree must do far fewer than N interactions per particle (here < 5%).
+  EXPECT_LT(double(st.pp + st.pc) / 100000.0, 5000.0);
+}
+
+TEST_P(Plummer100kOn, DefaultsMeetTheAccuracyGoal) {
+  // "--theta auto --criterion auto --alpha auto" (hoshi run's defaults) for this backend and
+  // walk, and the default theta with barnes94 ("--criterion barnes94"): both must meet the
+  // issue's goal, p99 <= 1.4e-3. default_theta: 0.65 for the CPU group walk, 0.5 for the
+  // per-particle walks, chosen so that they sit near p99 1e-3 (measured at 1e6: group
+  // 1.05e-3; docs/perf-tree.md). Measured here (1e5), barnes94 at the default theta: group
+  // (n_group 128) p99 1.22e-3, particle p99 1.15e-3; all defaults: group (relative, alpha
+  // 0.02) p99 1.24e-3. Raising the group walk's theta to 0.75 fails the goal (p99 2.2e-3).
+  const TreeVariant v = GetParam();
+  SolverConfig c = tree_config(default_theta(v.backend, v.walk), 2, v);
+  c.tree.theta_auto = c.tree.criterion_auto = c.tree.alpha_auto = true;
+  EXPECT_LT(run_100k(c).p(0.99), 1.4e-3);
+  EXPECT_LT(run_100k(tree_config(default_theta(v.backend, v.walk), 2, v)).p(0.99), 1.4e-3);
+}
+
+TEST_P(Plummer100kOn, CriteriaAndRelativeSecondCall) {
+  // bmax (Salmon & Warren 1994) and bh at theta 0.5 with quadrupoles: measured p99 (group /
+  // per-particle walk) 1.75e-3 / 6.9e-3 (bmax) and 4.7e-4 / 1.45e-3 (bh); bound about 2x (the
+  // group walk accepts a cell only if the criterion holds for its whole group box, hence its
+  // smaller errors). The relative criterion (Gadget-2, alpha 0.0025) on a first call
+  // bootstraps |a_old| with a barnes94 pass; later calls use the previous result. It accepts
+  // a cell when the cell's leading error term, G M l^2 / d^4, is at most alpha |a_old|
+  // (Springel 2005, eq. 18), so relative errors of order alpha or below are expected; with the
+  // quadrupole kept they are smaller. Measured (1e5; group / per-particle): p50 8.7e-5 /
+  // 4.1e-4, p99 2.9e-4 / 1.15e-3. Bound: p50 <= alpha, p99 <= 4 alpha.
+  const TreeVariant v = GetParam();
+  const bool group = v.walk == WalkKind::group;
+  EXPECT_LT(run_100k(tree_config(0.5, 2, v, Criterion::bmax)).p(0.99), group ? 3e-3 : 1.4e-2);
+  EXPECT_LT(run_100k(tree_config(0.5, 2, v, Criterion::bh)).p(0.99), group ? 1e-3 : 3e-3);
+  const Plummer100kData& d = plummer100k();
+  ParticleSet p = d.p;
+  SolverConfig c = tree_config(0.5, 2, v, Criterion::relative);
+  auto s = make_solver(c, p.size());
+  for (int call = 0; call < 2; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    s->compute(p);
+    const Errors e = errors(p, d.targets, d.ref);
+    EXPECT_LT(e.p(0.5), c.tree.alpha);
+    EXPECT_LT(e.p(0.99), 4 * c.tree.alpha);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, Plummer100kOn, ::testing::ValuesIn(kVariants), variant_name);
+
+// The CPU group walk's own features.
+TEST(Plummer100k, LocalExpansionsKeepTheErrorAndCutCellTerms) {
   // local_ratio_for scales the local expansions' radius with theta so that their truncation
   // error (~rho^5 per cell) stays a small fraction of the multipole error (~theta^3): with
   // them on, the error percentiles may grow by at most 15% (measured at 1e5: p99 1.17e-3 vs
@@ -326,12 +432,12 @@ TEST_F(Plummer100k, LocalExpansionsKeepTheErrorAndCutCellTerms) {
   // theta rho is smaller and fewer cells are far enough).
   for (double theta : {0.2, 0.65}) {
     SCOPED_TRACE("theta " + std::to_string(theta));
-    SolverConfig on = tree_config(theta, 2, WalkKind::group);
+    SolverConfig on = tree_config(theta, 2, kCpuGroup);
     SolverConfig off = on;
     off.tree.local_ratio = 0;
     ASSERT_GT(on.tree.local_ratio, 0);
     ForceStats st_on, st_off;
-    const Errors e_on = run(on, &st_on), e_off = run(off, &st_off);
+    const Errors e_on = run_100k(on, &st_on), e_off = run_100k(off, &st_off);
     EXPECT_LT(e_on.p(0.5), 1.15 * e_off.p(0.5));
     EXPECT_LT(e_on.p(0.99), 1.15 * e_off.p(0.99));
     EXPECT_LT(e_on.pot_p(0.5), 1.15 * e_off.pot_p(0.5));
@@ -340,186 +446,127 @@ TEST_F(Plummer100k, LocalExpansionsKeepTheErrorAndCutCellTerms) {
   }
 }
 
-TEST_F(Plummer100k, QuadrupoleThetaHalfWithinLiteratureBounds) {
-  // Measured on this code: per-particle walk p50 2.5e-4, p99 1.2e-3 at ~2300 interactions per
-  // particle (the reference: 2.5e-4 and 1.2e-3); the group walk, whose criterion
-  // holds for the whole group box, p50 1.3e-4, p99 6e-4. Bounds: twice the per-particle
-  // values, within Dehnen's (2002) 1e-4 .. 1e-3 medians for quadrupole trees at theta 0.5.
-  // Potentials converge faster (one power of d less): median 5e-5.
-  ForceStats st;
-  for (WalkKind w : {WalkKind::particle, WalkKind::group}) {
-    SCOPED_TRACE(to_string(w));
-    const Errors e = run(tree_config(0.5, 2, w), &st);
-    EXPECT_LT(e.p(0.5), 5e-4);
-    EXPECT_LT(e.p(0.99), 2.5e-3);
-    EXPECT_LT(e.p(0.999), 5e-3);
-    EXPECT_LT(e.pot_p(0.5), 5e-5);
-    EXPECT_GT(st.pc, 0u);
-    EXPECT_GT(st.pp, 0u);
-    // A tree must do far fewer than N interactions per particle (here < 5%).
-    EXPECT_LT(double(st.pp + st.pc) / 100000.0, 5000.0);
-  }
-}
-
-TEST_F(Plummer100k, DefaultThetaPerWalkMeetsTheAccuracyGoal) {
-  // "--theta auto" (default_theta): 0.65 for the CPU group walk, 0.5 for the per-particle
-  // walk, chosen so that both sit near a 99th-percentile error of 1e-3, under the goal
-  // of 1.4e-3 (measured at 1e6: group 1.05e-3; docs/perf-tree.md). Measured here (1e5):
-  // group (n_group 128) p99 1.22e-3, particle p99 1.15e-3. Bound: the goal, 1.4e-3. Raising the
-  // group walk's theta to 0.75 fails it (p99 2.2e-3).
+TEST(Plummer100k, DefaultsPerBackendAndWalk) {
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::group), kThetaGroupWalk);
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::particle), kThetaParticleWalk);
   EXPECT_EQ(default_theta(Backend::cuda, WalkKind::group), kThetaParticleWalk);
-  {
-    // make_solver resolves "auto" for the backend it picks: --backend auto without a device
-    // is the CPU group walk at kThetaGroupWalk, with the same interactions as that theta.
-    ParticleSet p = make_plummer(3000, 5);
-    SolverConfig a;
-    a.solver = SolverKind::tree;
-    a.backend = Backend::automatic;
-    a.eps = 0.01;
-    a.tree.theta = kThetaParticleWalk;
-    a.tree.theta_auto = true;
-    SolverConfig b = a;
-    b.backend = Backend::cpu;
-    b.tree.theta_auto = false;
-    b.tree.theta = kThetaGroupWalk;
-    auto sa = make_solver(a, p.size());
-    if (sa->backend() == "cpu") {
-      const ForceStats fa = sa->compute(p);
-      const ForceStats fb = make_solver(b, p.size())->compute(p);
-      EXPECT_EQ(fa.pp, fb.pp);
-      EXPECT_EQ(fa.pc, fb.pc);
-    }
-  }
-  for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
-    SCOPED_TRACE(to_string(w));
-    const Errors e = run(tree_config(default_theta(Backend::cpu, w), 2, w));
-    EXPECT_LT(e.p(0.99), 1.4e-3);
-  }
-}
-
-TEST_F(Plummer100k, DefaultCriterionPerWalkMeetsTheAccuracyGoal) {
-  // "--criterion auto" / "--alpha auto": the CPU group walk uses the relative criterion at
-  // alpha 0.02 (a first call bootstraps it with a barnes94 pass at theta 0.65), the
-  // per-particle walk and CUDA barnes94. Measured at 1e5 (2000 targets): group p99 1.24e-3,
-  // p99.9 1.7e-3 (barnes94 0.65: 1.17e-3 and 4.1e-3), with 862 p-p and 422 p-c terms per
-  // particle (barnes94 0.65: 1662 and 579). Bound: the goal, p99 1.4e-3; and fewer terms.
+  EXPECT_EQ(default_theta(Backend::cuda, WalkKind::particle), kThetaParticleWalk);
   EXPECT_EQ(default_criterion(Backend::cpu, WalkKind::group), Criterion::relative);
   EXPECT_EQ(default_criterion(Backend::cpu, WalkKind::particle), Criterion::barnes94);
   EXPECT_EQ(default_criterion(Backend::cuda, WalkKind::group), Criterion::barnes94);
   EXPECT_EQ(default_alpha(Backend::cpu, WalkKind::group), kAlphaGroupWalk);
   EXPECT_EQ(default_alpha(Backend::cpu, WalkKind::particle), kAlphaParticleWalk);
   EXPECT_EQ(default_alpha(Backend::cuda, WalkKind::group), kAlphaParticleWalk);
-  SolverConfig c = tree_config(kThetaGroupWalk, 2, WalkKind::group);
+  // make_solver resolves "auto" for the backend it picks: --backend auto without a device is
+  // the CPU group walk at kThetaGroupWalk, with the same interactions as that theta.
+  ParticleSet p = make_plummer(3000, 5);
+  SolverConfig a;
+  a.solver = SolverKind::tree;
+  a.backend = Backend::automatic;
+  a.eps = 0.01;
+  a.tree.theta = kThetaParticleWalk;
+  a.tree.theta_auto = true;
+  SolverConfig b = a;
+  b.backend = Backend::cpu;
+  b.tree.theta_auto = false;
+  b.tree.theta = kThetaGroupWalk;
+  auto sa = make_solver(a, p.size());
+  if (sa->backend() == "cpu") {
+    const ForceStats fa = sa->compute(p);
+    const ForceStats fb = make_solver(b, p.size())->compute(p);
+    EXPECT_EQ(fa.pp, fb.pp);
+    EXPECT_EQ(fa.pc, fb.pc);
+  }
+}
+
+TEST(Plummer100k, RelativeDefaultOfTheGroupWalkCutsTerms) {
+  // "--criterion auto" / "--alpha auto" on the CPU group walk: the relative criterion at alpha
+  // 0.02 (a first call bootstraps it with a barnes94 pass at theta 0.65). Measured at 1e5
+  // (2000 targets): p99 1.24e-3, p99.9 1.7e-3 (barnes94 0.65: 1.17e-3 and 4.1e-3), with 862
+  // p-p and 422 p-c terms per particle (barnes94 0.65: 1662 and 579). Required: the goal,
+  // p99 1.4e-3 (DefaultsMeetTheAccuracyGoal), with fewer terms than the geometric default.
+  SolverConfig c = tree_config(kThetaGroupWalk, 2, kCpuGroup);
   c.tree.criterion_auto = true;
   c.tree.alpha_auto = true;
-  auto s = make_solver(c, p_->size());
+  auto s = make_solver(c, plummer100k().p.size());
   ASSERT_EQ(s->backend(), "cpu");
   auto* tree = dynamic_cast<TreeSolver*>(s.get());
   ASSERT_NE(tree, nullptr);
-  ParticleSet q = *p_;
+  ParticleSet q = plummer100k().p;
   const ForceStats st = s->compute(q);
   EXPECT_EQ(tree->criterion_used(), Criterion::relative);
-  const Errors e = errors(q, *targets_, *ref_);
+  const Errors e = errors(q, plummer100k().targets, plummer100k().ref);
   EXPECT_LT(e.p(0.99), 1.4e-3);
   ForceStats geometric;
-  run(tree_config(kThetaGroupWalk, 2, WalkKind::group), &geometric);
+  run_100k(tree_config(kThetaGroupWalk, 2, kCpuGroup), &geometric);
   EXPECT_LT(st.pp, geometric.pp);
   EXPECT_LT(st.pc, geometric.pc);
 }
 
-TEST_F(Plummer100k, CriteriaAndRelativeSecondCall) {
-  // bmax (Salmon & Warren 1994) and bh at theta 0.5 with quadrupoles: measured p99 1.6e-3
-  // (bmax) and 4.8e-4 (bh); bound about 2x. The relative criterion (Gadget-2, alpha 0.0025)
-  // on a first call bootstraps |a_old| with a barnes94 pass; later calls use the previous
-  // result. It accepts a
-  // cell when the cell's leading error term, G M l^2 / d^4, is at most alpha |a_old|
-  // (Springel 2005, eq. 18), so relative errors of order alpha or below are expected; with
-  // the quadrupole kept they are smaller. Measured (1e5): p50 1.2e-4, p99 3.7e-4. Bound:
-  // p50 <= alpha, p99 <= 4 alpha.
-  EXPECT_LT(run(tree_config(0.5, 2, WalkKind::group, Criterion::bmax)).p(0.99), 3e-3);
-  EXPECT_LT(run(tree_config(0.5, 2, WalkKind::group, Criterion::bh)).p(0.99), 1e-3);
-  ParticleSet p = *p_;
-  SolverConfig c = tree_config(0.5, 2, WalkKind::group, Criterion::relative);
-  TreeSolver s(c);
-  for (int call = 0; call < 2; ++call) {
-    SCOPED_TRACE("call " + std::to_string(call));
-    s.compute(p);
-    EXPECT_EQ(s.criterion_used(), Criterion::relative);
-    const Errors e = errors(p, *targets_, *ref_);
-    EXPECT_LT(e.p(0.5), c.tree.alpha);
-    EXPECT_LT(e.p(0.99), 4 * c.tree.alpha);
-  }
-}
-
 // ---- degenerate inputs ------------------------------------------------------------------
 
-TEST(TreeForces, ZeroOneTwoThreeParticles) {
-  for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
-    TreeSolver s(tree_config(0.5, 2, w));
-    ParticleSet none;
-    const ForceStats st0 = s.compute(none);
-    EXPECT_EQ(st0.pp + st0.pc, 0u);
-    ParticleSet one;
-    one.push_back(1, 2, 3, 0, 0, 0, 5, 0);
-    s.compute(one);
-    EXPECT_EQ(one.ax[0], 0.0);
-    EXPECT_EQ(one.pot[0], 0.0);
-    // Two and three bodies: Newton exactly (float round-off, 4 2^-24 relative).
-    for (int n : {2, 3}) {
-      ParticleSet p;
-      p.push_back(0, 0, 0, 0, 0, 0, 1.0, 0);
-      p.push_back(2, 0, 0, 0, 0, 0, 3.0, 1);
-      if (n == 3) p.push_back(0, 0, 1, 0, 0, 0, 0.5, 2);
-      s.compute(p);
-      ParticleSet ref = p;
-      direct_reference(ref, 1.0, Softening::plummer, 0.0);
-      for (int i = 0; i < n; ++i) {
-        const double scale = 5.0;  // >= sum_j m_j / r_ij^2 and sum m_j / r_ij here
-        EXPECT_NEAR(p.ax[i], ref.ax[i], 4 * 0x1.0p-24 * scale);
-        EXPECT_NEAR(p.az[i], ref.az[i], 4 * 0x1.0p-24 * scale);
-        EXPECT_NEAR(p.pot[i], ref.pot[i], 4 * 0x1.0p-24 * scale);
-      }
-      if (n == 2) {
-        EXPECT_NEAR(p.ax[0], 3.0 / 4.0, 1e-6);
-        EXPECT_NEAR(p.ax[1], -1.0 / 4.0, 1e-6);
-      }
+TEST_P(TreeForcesOn, ZeroOneTwoThreeParticles) {
+  // One solver for all sizes (its buffers shrink and grow between calls).
+  auto s = make_solver(tree_config(0.5, 2, GetParam()), 0);
+  ParticleSet none;
+  const ForceStats st0 = s->compute(none);
+  EXPECT_EQ(st0.pp + st0.pc, 0u);
+  ParticleSet one;
+  one.push_back(1, 2, 3, 0, 0, 0, 5, 0);
+  s->compute(one);
+  EXPECT_EQ(one.ax[0], 0.0);
+  EXPECT_EQ(one.pot[0], 0.0);
+  // Two and three bodies: Newton to float round-off (each term within ~10 ulp, rsqrtf on
+  // CUDA included; the terms are <= 3/4 and scale = 5 bounds their sums: 4 2^-24 scale).
+  for (int n : {2, 3}) {
+    ParticleSet p;
+    p.push_back(0, 0, 0, 0, 0, 0, 1.0, 0);
+    p.push_back(2, 0, 0, 0, 0, 0, 3.0, 1);
+    if (n == 3) p.push_back(0, 0, 1, 0, 0, 0, 0.5, 2);
+    s->compute(p);
+    ParticleSet ref = p;
+    direct_reference(ref, 1.0, Softening::plummer, 0.0);
+    for (int i = 0; i < n; ++i) {
+      const double scale = 5.0;  // >= sum_j m_j / r_ij^2 and sum m_j / r_ij here
+      EXPECT_NEAR(p.ax[i], ref.ax[i], 4 * 0x1.0p-24 * scale);
+      EXPECT_NEAR(p.az[i], ref.az[i], 4 * 0x1.0p-24 * scale);
+      EXPECT_NEAR(p.pot[i], ref.pot[i], 4 * 0x1.0p-24 * scale);
+    }
+    if (n == 2) {
+      EXPECT_NEAR(p.ax[0], 3.0 / 4.0, 1e-6);
+      EXPECT_NEAR(p.ax[1], -1.0 / 4.0, 1e-6);
     }
   }
 }
 
-TEST(TreeForces, AllAtOnePointWithSoftening) {
+TEST_P(TreeForcesOn, AllAtOnePointWithSoftening) {
   // N particles at one point, softened: zero force (every d is exactly 0) and potential
   // -(M - m_i) / eps (phi(0) = -m / eps for both kernels). The N terms are identical, so their
-  // float round-off does not average out: worst case N 2^-24 relative.
+  // float round-off does not average out: worst case N 2^-24 relative, plus a few ulp for the
+  // term itself (rsqrtf's 2 ulp on CUDA).
   for (Softening k : {Softening::plummer, Softening::spline}) {
-    for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
-      ParticleSet p;
-      const int n = 1000;
-      for (int i = 0; i < n; ++i) p.push_back(0.3, 0.3, 0.3, 0, 0, 0, 1.0 / n, i);
-      SolverConfig c = tree_config(0.5, 2, w);
-      c.eps = 0.05;
-      c.softening = k;
-      TreeSolver s(c);
-      s.compute(p);
-      const double want = -(1.0 - 1.0 / n) / c.eps;
-      for (int i = 0; i < n; ++i) {
-        ASSERT_EQ(p.ax[i], 0.0);
-        ASSERT_NEAR(p.pot[i], want, n * 0x1.0p-24 * std::abs(want));
-      }
+    ParticleSet p;
+    const int n = 1000;
+    for (int i = 0; i < n; ++i) p.push_back(0.3, 0.3, 0.3, 0, 0, 0, 1.0 / n, i);
+    SolverConfig c = tree_config(0.5, 2, GetParam());
+    c.eps = 0.05;
+    c.softening = k;
+    compute(c, p);
+    const double want = -(1.0 - 1.0 / n) / c.eps;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(p.ax[i], 0.0);
+      ASSERT_NEAR(p.pot[i], want, (n + 4) * 0x1.0p-24 * std::abs(want));
     }
   }
 }
 
-TEST(TreeForces, CoincidentParticlesWithoutSofteningAreRejectedWithIds) {
+TEST_P(TreeForcesOn, CoincidentParticlesWithoutSofteningAreRejectedWithIds) {
   ParticleSet p = make_plummer(1000, 3);
   p.x[17] = p.x[800];
   p.y[17] = p.y[800];
   p.z[17] = p.z[800];
-  TreeSolver s(tree_config(0.5, 2, WalkKind::group));
   try {
-    s.compute(p);
+    compute(tree_config(0.5, 2, GetParam()), p);
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
@@ -528,15 +575,15 @@ TEST(TreeForces, CoincidentParticlesWithoutSofteningAreRejectedWithIds) {
 }
 
 // Percentile errors of the tree forces on the given targets (all particles when few).
-Errors degenerate_errors(const ParticleSet& p0, WalkKind walk, double theta,
+Errors degenerate_errors(const ParticleSet& p0, TreeVariant v, double theta,
                          const std::vector<std::size_t>& targets) {
   ParticleSet p = p0;
   ForceArrays ref;
   direct_reference(p, 1.0, Softening::plummer, 0.0, targets, ref);
-  return tree_errors(p, tree_config(theta, 2, walk), targets, ref);
+  return tree_errors(p, tree_config(theta, 2, v), targets, ref);
 }
 
-TEST(TreeForces, TwoClustersFarApart) {
+TEST_P(TreeForcesOn, TwoClustersFarApart) {
   // Two Plummer clusters 1e6 apart: each sees the other as a point mass (force 1e-12 of
   // its own); the bounds are those of a single cluster of this size (2000: measured p99
   // ~1e-3 at theta 0.5 for both walks).
@@ -548,14 +595,12 @@ TEST(TreeForces, TwoClustersFarApart) {
   }
   p.append(q);
   const auto targets = random_targets(p.size(), 4000, 1);
-  for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
-    const Errors e = degenerate_errors(p, w, 0.5, targets);
-    EXPECT_LT(e.p(0.5), 5e-4);
-    EXPECT_LT(e.p(0.99), 3e-3);
-  }
+  const Errors e = degenerate_errors(p, GetParam(), 0.5, targets);
+  EXPECT_LT(e.p(0.5), 5e-4);
+  EXPECT_LT(e.p(0.99), 3e-3);
 }
 
-TEST(TreeForces, SmallClusterInHugeBoxIsAsAccurateAsAlone) {
+TEST_P(TreeForcesOn, SmallClusterInHugeBoxIsAsAccurateAsAlone) {
   // A cluster of size 1e-6 (300 particles) inside a box of size 1e3 with 2000 field
   // particles. Positions enter the float kernels relative to the target or group centre,
   // the difference taken in double, so the cluster's forces are as accurate as those of the
@@ -578,17 +623,14 @@ TEST(TreeForces, SmallClusterInHugeBoxIsAsAccurateAsAlone) {
   all.append(field);
   std::vector<std::size_t> targets(300);
   std::iota(targets.begin(), targets.end(), std::size_t{0});
-  for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
-    SCOPED_TRACE(to_string(w));
-    const Errors alone = degenerate_errors(cluster, w, 0.5, targets);
-    const Errors inbox = degenerate_errors(all, w, 0.5, targets);
-    EXPECT_LT(inbox.p(0.5), 2 * alone.p(0.5) + 1e-5);
-    EXPECT_LT(inbox.acc.back(), 2 * alone.acc.back() + 1e-5);
-    EXPECT_LT(inbox.acc.back(), 1e-3);
-  }
+  const Errors alone = degenerate_errors(cluster, GetParam(), 0.5, targets);
+  const Errors inbox = degenerate_errors(all, GetParam(), 0.5, targets);
+  EXPECT_LT(inbox.p(0.5), 2 * alone.p(0.5) + 1e-5);
+  EXPECT_LT(inbox.acc.back(), 2 * alone.acc.back() + 1e-5);
+  EXPECT_LT(inbox.acc.back(), 1e-3);
 }
 
-TEST(TreeForces, ThinDiskAndOneOctant) {
+TEST_P(TreeForcesOn, ThinDiskAndOneOctant) {
   // A flat disk (z = 0 for all) and a set crowded into one octant of its cube, theta 0.5.
   // Flat cells have larger quadrupole remainders and the disk's in-plane forces cancel near
   // its centre, so the errors exceed Plummer's. Measured (per-particle / group walk):
@@ -609,11 +651,9 @@ TEST(TreeForces, ThinDiskAndOneOctant) {
   octant.push_back(-10, -10, -10, 0, 0, 0, 1e-4, 99999);
   for (const ParticleSet* p : {&disk, &octant}) {
     const auto targets = random_targets(p->size(), 1000, 2);
-    for (WalkKind w : {WalkKind::group, WalkKind::particle}) {
-      const Errors e = degenerate_errors(*p, w, 0.5, targets);
-      EXPECT_LT(e.p(0.5), 1e-3);
-      EXPECT_LT(e.p(0.99), 1e-2);
-    }
+    const Errors e = degenerate_errors(*p, GetParam(), 0.5, targets);
+    EXPECT_LT(e.p(0.5), 1e-3);
+    EXPECT_LT(e.p(0.99), 1e-2);
   }
 }
 
@@ -622,7 +662,7 @@ TEST(TreeForces, GroupWalkIsIndependentOfTheThreadCount) {
   // expansions), in an order fixed by the tree: the forces are bit for bit the same on any
   // number of threads (runs and restarts reproduce on another machine).
   const ParticleSet p0 = make_plummer(30000, 5);
-  SolverConfig c = tree_config(0.65, 2, WalkKind::group);
+  SolverConfig c = tree_config(0.65, 2, kCpuGroup);
   c.eps = 0.01;
   const int saved = omp_get_max_threads();
   std::vector<ParticleSet> out;
@@ -652,12 +692,27 @@ TEST(TreeForces, MakeSolverBuildsTheTree) {
   c.solver = SolverKind::automatic;
   EXPECT_EQ(make_solver(c, direct_tree_crossover_n())->name(), "tree");
   EXPECT_EQ(make_solver(c, direct_tree_crossover_n() - 1)->name(), "direct");
-  // Every phase is timed.
-  ParticleSet p = make_plummer(5000, 1);
-  const ForceStats st = make_solver(tree_config(0.5, 2, WalkKind::group), p.size())->compute(p);
-  for (const char* phase : {"keys", "sort", "permute", "build", "moments", "walk"})
-    EXPECT_EQ(st.seconds.count(phase), 1u) << phase;
 }
+
+TEST_P(TreeForcesOn, EveryPhaseIsTimed) {
+  // The host build's phases, the walk, and on CUDA the transfers (docs/perf-gpu.md).
+  ParticleSet p = make_plummer(5000, 1);
+  const ForceStats st = compute(tree_config(0.5, 2, GetParam()), p);
+  std::vector<const char*> phases = {"keys", "sort", "permute", "build", "moments", "walk"};
+  if (GetParam().backend == Backend::cuda) {
+    phases.push_back("upload");
+    phases.push_back("download");
+  }
+  for (const char* phase : phases) {
+    EXPECT_EQ(st.seconds.count(phase), 1u) << phase;
+    if (st.seconds.count(phase)) {
+      EXPECT_GE(st.seconds.at(phase), 0.0) << phase;
+    }
+  }
+  EXPECT_GT(st.total_seconds, 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Solvers, TreeForcesOn, ::testing::ValuesIn(kVariants), variant_name);
 
 }  // namespace
 }  // namespace hoshi
