@@ -3,8 +3,11 @@
 // the GravitySolver interface; kernel times come from the solvers' CUDA events.
 //
 // usage: hoshi_gpu_bench [--direct LO:HI] [--tree LO:HI] [--repeats R] [--samples S]
-//                        [--theta T] [--out FILE]
-//   LO:HI are log2 N ranges (defaults 12:20 and 16:24); 0:0 skips a solver.
+//                        [--theta T] [--criterion C] [--alpha A] [--out FILE]
+//   LO:HI are log2 N ranges (defaults 12:20 and 16:24); 0:0 skips a solver. The tree settings
+//   default to hoshi's CUDA defaults (default_theta / default_criterion / default_alpha): the
+//   relative criterion, whose first call bootstraps |a_old| with barnes94 (the warm-up call);
+//   the timed calls use the previous call's accelerations, as every step of a run does.
 // Without a CUDA device it prints why and exits 0 (nothing to time).
 #include <algorithm>
 #include <cmath>
@@ -61,17 +64,16 @@ struct Row {
   double err50, err99, errmax;
 };
 
-Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, double theta) {
+Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const TreeParams& tree) {
   SolverConfig c;
   c.solver = kind;
   c.backend = Backend::cuda;
   c.eps = 1e-3;  // well below the mean separation of 2^24 Plummer particles (~2e-3 at a)
-  c.tree.theta = theta;
-  c.tree.walk = WalkKind::particle;
+  c.tree = tree;
   ParticleSet p = make_plummer(n, 1000 + n);
   auto solver = make_solver(c, n);
   const std::string phase = kind == SolverKind::direct ? "direct" : "walk";
-  solver->compute(p);  // warm-up: module load, allocations
+  solver->compute(p);  // warm-up: module load, allocations, the relative criterion's bootstrap
   std::vector<double> kernel, step;
   ForceStats st;
   // Above 4M particles the host build dominates the wall time of a repeat: three repeats keep
@@ -121,7 +123,11 @@ int main(int argc, char** argv) {
     Range direct{12, 20}, tree{16, 24};
     int repeats = 5;
     std::size_t samples = 256;
-    double theta = 0.5;
+    TreeParams tp;
+    tp.walk = WalkKind::particle;  // the CUDA walk
+    tp.theta = default_theta(Backend::cuda, tp.walk);
+    tp.criterion = default_criterion(Backend::cuda, tp.walk);
+    tp.alpha = default_alpha(Backend::cuda, tp.walk);
     std::string out;
     for (int a = 1; a < argc; ++a) {
       const auto need = [&](const char* o) {
@@ -137,7 +143,11 @@ int main(int argc, char** argv) {
       else if (!std::strcmp(argv[a], "--samples"))
         samples = std::max(1, std::atoi(need("--samples")));
       else if (!std::strcmp(argv[a], "--theta"))
-        theta = std::atof(need("--theta"));
+        tp.theta = std::atof(need("--theta"));
+      else if (!std::strcmp(argv[a], "--criterion"))
+        tp.criterion = parse_criterion(need("--criterion"));
+      else if (!std::strcmp(argv[a], "--alpha"))
+        tp.alpha = std::atof(need("--alpha"));
       else if (!std::strcmp(argv[a], "--out"))
         out = need("--out");
       else
@@ -158,8 +168,12 @@ int main(int argc, char** argv) {
           << "# GFLOP/s = 20 flops x pp / kernel time (particle-cell terms not counted: see pc); "
              "peak = 67 TFLOP/s (H200 float32). Errors: |a - a_ref| / |a_ref| on "
           << samples << " sampled targets vs the CPU double reference.\n"
-          << "# Plummer spheres, Henon units, eps = 1e-3 (Plummer), tree: barnes94, theta = "
-          << theta << ", quadrupole, n_leaf 16, per-particle walk.\n"
+          << "# Plummer spheres, Henon units, eps = 1e-3 (Plummer), tree: "
+          << to_string(tp.criterion)
+          << (tp.criterion == Criterion::relative
+                  ? " alpha " + std::to_string(tp.alpha) + " (after a barnes94 bootstrap), theta "
+                  : ", theta ")
+          << tp.theta << ", quadrupole, n_leaf 16, per-particle walk.\n"
           << "        N solver  kernel_ms    step_ms          pp          pc  inter/s   "
              "GFLOP/s   peak    err_p50   err_p99   err_max\n";
     std::cout << table.str() << std::flush;
@@ -170,10 +184,10 @@ int main(int argc, char** argv) {
     };
     if (direct.hi > 0)
       for (int k = direct.lo; k <= direct.hi; ++k)
-        emit(run(SolverKind::direct, std::size_t{1} << k, repeats, samples, theta));
+        emit(run(SolverKind::direct, std::size_t{1} << k, repeats, samples, tp));
     if (tree.hi > 0)
       for (int k = tree.lo; k <= tree.hi; ++k)
-        emit(run(SolverKind::tree, std::size_t{1} << k, repeats, samples, theta));
+        emit(run(SolverKind::tree, std::size_t{1} << k, repeats, samples, tp));
     if (!out.empty()) {
       std::ofstream f(out);
       if (!f) throw std::invalid_argument("--out: cannot write '" + out + "'");

@@ -120,9 +120,8 @@ std::string to_string(SolverKind k) {
 double default_theta(Backend backend, WalkKind walk) {
   return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
 }
-Criterion default_criterion(Backend backend, WalkKind walk) {
-  return backend != Backend::cuda && walk == WalkKind::group ? Criterion::relative
-                                                             : Criterion::barnes94;
+Criterion default_criterion(Backend, WalkKind) {
+  return Criterion::relative;  // every walk; the tolerance differs (default_alpha)
 }
 double default_alpha(Backend backend, WalkKind walk) {
   return backend != Backend::cuda && walk == WalkKind::group ? kAlphaGroupWalk : kAlphaParticleWalk;

@@ -26,15 +26,16 @@ enum class WalkKind { group, particle };
 inline constexpr double kThetaGroupWalk = 0.65;
 inline constexpr double kThetaParticleWalk = 0.5;
 
-// Default criterion and tolerance ("--criterion auto", "--alpha auto"). The CPU group walk uses
-// Gadget's relative criterion (from the second evaluation on, when |a_old| exists; the first
-// uses barnes94 at the walk's theta): at alpha 0.02 it has the error of barnes94 at theta 0.65
-// (p99 1.0e-3 at N = 1e6) with half the p-p and 40% fewer p-c terms, and a better tail at
-// the centre of a cusp, where |a| is small. The per-particle walk and CUDA keep barnes94:
-// applied per particle the relative criterion needs alpha ~0.0025 (Gadget's usual value) for
-// p99 ~1e-3. docs/perf-tree.md, "Default criterion".
+// Default criterion and tolerance ("--criterion auto", "--alpha auto"): Gadget's relative
+// criterion for every walk (from the second evaluation on, when |a_old| exists; the first uses
+// barnes94 at the walk's theta). CPU group walk, alpha 0.02: the error of barnes94 at theta
+// 0.65 (p99 1.0e-3 at N = 1e6) with half the p-p and 40% fewer p-c terms, and a better tail at
+// the centre of a cusp, where |a| is small. Per-particle walk and CUDA (the criterion applied
+// per particle, not at a group box's nearest point), alpha 0.0015: p99 6.8e-4 .. 7.4e-4 at
+// N = 1e5 .. 1e6, at most barnes94 theta 0.5's at every N and percentile above the median, with
+// 0.53x its terms (0.61-0.67x its CPU time). docs/perf-tree.md, "Default criterion".
 inline constexpr double kAlphaGroupWalk = 0.02;
-inline constexpr double kAlphaParticleWalk = 0.0025;
+inline constexpr double kAlphaParticleWalk = 0.0015;
 
 // The CPU group walk evaluates accepted cells farther than (target radius) / rho from a group
 // or one of its big ancestors through that target's local expansion (degree 5), with
@@ -74,8 +75,8 @@ struct SolverConfig {
 // kThetaParticleWalk for the per-particle walk and for the CUDA backend (whose kernel is the
 // per-particle walk). make_solver calls it with the backend it resolved (cpu or cuda).
 double default_theta(Backend backend, WalkKind walk);
-// "--criterion auto" and "--alpha auto" (above): relative with alpha kAlphaGroupWalk for the CPU
-// group walk, barnes94 (and alpha kAlphaParticleWalk) for the per-particle walk and CUDA.
+// "--criterion auto" and "--alpha auto" (above): relative, with alpha kAlphaGroupWalk for the CPU
+// group walk and kAlphaParticleWalk for the per-particle walk and CUDA.
 Criterion default_criterion(Backend backend, WalkKind walk);
 double default_alpha(Backend backend, WalkKind walk);
 
