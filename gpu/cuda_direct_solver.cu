@@ -13,10 +13,9 @@ namespace hoshi::gpu {
 
 void require_device(const char* what) {
   if (device_count() > 0) return;
-  std::string why = device_report();  // several lines: make it one
-  while (!why.empty() && why.back() == '\n') why.pop_back();
-  for (char& ch : why)
-    if (ch == '\n') ch = ';';
+  std::string report = device_report(), why;  // several lines: make it one
+  while (!report.empty() && report.back() == '\n') report.pop_back();
+  for (char ch : report) why += ch == '\n' ? std::string("; ") : std::string(1, ch);
   throw std::invalid_argument(std::string(what) + ": no CUDA device is present (" + why + ")");
 }
 
