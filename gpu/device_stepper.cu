@@ -158,7 +158,9 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
                                 " exceeds the 2^32 particles of one device");
   impl_ = std::make_unique<Impl>();
   Impl& s = *impl_;
-  s.c = config;
+  // "auto" tree settings for CUDA (a configuration filled in for --backend auto holds the CPU
+  // group walk's theta and alpha until the backend is known).
+  s.c = resolve_auto(config, Backend::cuda);
   s.n = n;
   s.kind = config.solver;
   if (s.kind == SolverKind::automatic)

@@ -459,6 +459,33 @@ TEST(Plummer100k, LocalExpansionsKeepTheErrorAndCutCellTerms) {
   }
 }
 
+TEST(TreeForces, AutoSettingsResolveForTheBackendUsed) {
+  // What the CLI fills in for "--backend auto" (the CPU group walk's values until the backend
+  // is known), then resolved for CUDA (make_solver and the device stepper) and for the CPU.
+  SolverConfig c;
+  c.backend = Backend::automatic;
+  c.tree.walk = WalkKind::group;
+  c.tree.theta_auto = c.tree.criterion_auto = c.tree.alpha_auto = true;
+  c.tree.theta = default_theta(c.backend, c.tree.walk);
+  c.tree.criterion = default_criterion(c.backend, c.tree.walk);
+  c.tree.alpha = default_alpha(c.backend, c.tree.walk);
+  ASSERT_EQ(c.tree.alpha, kAlphaGroupWalk);
+  const SolverConfig g = resolve_auto(c, Backend::cuda);
+  EXPECT_EQ(g.backend, Backend::cuda);
+  EXPECT_EQ(g.tree.theta, kThetaParticleWalk);
+  EXPECT_EQ(g.tree.criterion, Criterion::relative);
+  EXPECT_EQ(g.tree.alpha, kAlphaParticleWalk);
+  const SolverConfig h = resolve_auto(c, Backend::cpu);
+  EXPECT_EQ(h.tree.theta, kThetaGroupWalk);
+  EXPECT_EQ(h.tree.alpha, kAlphaGroupWalk);
+  // Values the user gave are kept.
+  c.tree.alpha_auto = c.tree.theta_auto = false;
+  c.tree.alpha = 0.004;
+  c.tree.theta = 0.7;
+  EXPECT_EQ(resolve_auto(c, Backend::cuda).tree.alpha, 0.004);
+  EXPECT_EQ(resolve_auto(c, Backend::cuda).tree.theta, 0.7);
+}
+
 TEST(Plummer100k, DefaultsPerBackendAndWalk) {
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::group), kThetaGroupWalk);
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::particle), kThetaParticleWalk);

@@ -92,9 +92,7 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size
   if (backend == Backend::cuda)
     throw std::invalid_argument("--backend cuda: this build of hoshi has no CUDA backend");
 #endif
-  if (c.tree.theta_auto) c.tree.theta = default_theta(backend, c.tree.walk);
-  if (c.tree.criterion_auto) c.tree.criterion = default_criterion(backend, c.tree.walk);
-  if (c.tree.alpha_auto) c.tree.alpha = default_alpha(backend, c.tree.walk);
+  c = resolve_auto(c, backend);
   SolverKind kind = c.solver;
   if (kind == SolverKind::automatic)
     kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
@@ -117,6 +115,14 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size
 std::string to_string(SolverKind k) {
   return k == SolverKind::direct ? "direct" : k == SolverKind::tree ? "tree" : "auto";
 }
+SolverConfig resolve_auto(SolverConfig c, Backend backend) {
+  c.backend = backend;
+  if (c.tree.theta_auto) c.tree.theta = default_theta(backend, c.tree.walk);
+  if (c.tree.criterion_auto) c.tree.criterion = default_criterion(backend, c.tree.walk);
+  if (c.tree.alpha_auto) c.tree.alpha = default_alpha(backend, c.tree.walk);
+  return c;
+}
+
 double default_theta(Backend backend, WalkKind walk) {
   return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
 }

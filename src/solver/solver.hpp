@@ -79,6 +79,11 @@ double default_theta(Backend backend, WalkKind walk);
 // group walk and kAlphaParticleWalk for the per-particle walk and CUDA.
 Criterion default_criterion(Backend backend, WalkKind walk);
 double default_alpha(Backend backend, WalkKind walk);
+// c with backend = `backend` (cpu or cuda) and its "auto" tree settings (theta_auto,
+// criterion_auto, alpha_auto) set to the defaults above for that backend. make_solver and
+// the device stepper call it: a configuration filled in for "--backend auto" holds the CPU's
+// values until the backend is known.
+SolverConfig resolve_auto(SolverConfig c, Backend backend);
 
 // What one force evaluation did.
 struct ForceStats {
