@@ -38,13 +38,17 @@ class DeviceBuffer {
   void resize(std::size_t n) {
     if (n > capacity_) {
       release();
-      HOSHI_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d_), n * sizeof(T)));
+      void* p = nullptr;  // d_ stays null if the allocation fails
+      HOSHI_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T)));
+      d_ = static_cast<T*>(p);
       capacity_ = n;
     }
     size_ = n;
   }
   void release() noexcept {
-    if (d_) (void)cudaFree(d_);
+    // An error here is not this buffer's to report; clear it so that it is not blamed on the
+    // next checked launch.
+    if (d_ && cudaFree(d_) != cudaSuccess) (void)cudaGetLastError();
     d_ = nullptr;
     size_ = capacity_ = 0;
   }

@@ -1,5 +1,6 @@
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "gpu/launch_geometry.hpp"
 #include "gpu/tree_walk.cuh"
@@ -68,6 +69,10 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
   if (n == 0 || d_view.n_nodes == 0) return c;
   counters.resize(2);
   HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
+  // The counters' warp sums need whole warps.
+  if (policy.block <= 0 || policy.block % 32 != 0 || policy.block > 1024)
+    throw std::invalid_argument("tree_walk: block size " + std::to_string(policy.block) +
+                                " is not a multiple of 32 in [32, 1024]");
   const std::size_t blocks = elementwise_blocks(n, policy.block);
   if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::invalid_argument("tree_walk: too many particles for one launch");

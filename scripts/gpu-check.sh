@@ -56,10 +56,16 @@ fi
 stamp "device"
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu,power.draw \
   --format=csv 2>&1 | tee -a "$log" || true
+echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(nproc) cores" |
+  tee -a "$log"
 
 stamp "CUDA tests and the ptxas build check"
 test_status=0
 tmp=$(mktemp -d)
+# On this machine a CUDA test that cannot run fails instead of skipping (a device the runtime
+# cannot see must not pass as skipped tests), and launches are synchronous, so that a faulting
+# kernel is reported by its own launch check rather than by a later call.
+export HOSHI_REQUIRE_CUDA=1 CUDA_LAUNCH_BLOCKING=1
 for t in "$bin"/test_*; do
   name=$(basename "$t")
   # test_gpu_* and test_cuda_* run whole; the other suites' CPU instances ran in CI already, so
@@ -72,15 +78,30 @@ for t in "$bin"/test_*; do
   else
     test_status=1
     echo "FAIL $name:" | tee -a "$log"
-    grep -vE '^\[ +(OK|RUN) +\]' "$tmp/$name.txt" | tail -40 | tee -a "$log"
+    grep -vE '^\[ +(OK|RUN) +\]' "$tmp/$name.txt" | tail -40 | tee -a "$log" || true
+    # A kernel fault poisons the CUDA context for the rest of the process: rerun each failed
+    # test alone to tell which fail by themselves.
+    grep -E '^\[  FAILED  \] [^ ]+\.[^ ]+' "$tmp/$name.txt" | awk '{print $4}' | sed 's/,$//' |
+      sort -u | head -20 | while read -r one; do
+      if "$t" --gtest_filter="$one" >"$tmp/one.txt" 2>&1; then
+        echo "  alone: PASS $one" | tee -a "$log"
+      else
+        echo "  alone: FAIL $one" | tee -a "$log"
+        grep -E 'Failure|rror|Expected|actual|Which is|HOSHI' "$tmp/one.txt" | head -8 |
+          tee -a "$log" || true
+      fi
+    done || true
   fi
   cat "$tmp/$name.txt" >>"$log"
 done
 rm -rf "$tmp"
 tests/check_ptxas.sh "$ptxas_dir" 90 2>&1 | grep -v 'cub::' | tee -a "$log" || test_status=1
 
+unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the timing
+
 stamp "timing"
 "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" --tree "${GPU_CHECK_TREE:-16:24}" \
-  --repeats "${GPU_CHECK_REPEATS:-5}" --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log"
+  --repeats "${GPU_CHECK_REPEATS:-5}" --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
+  test_status=1
 stamp "done; table in $out_dir/gpu-check-table.txt, log in $log"
 exit $test_status

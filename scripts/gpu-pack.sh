@@ -12,8 +12,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-pack}
 pack=.gpu-pack
+# x86-64-v3 (AVX2): the GPU machine's host CPU is unknown here; -march=native would tie the
+# binaries to this machine's (AVX-512, AMX) and could stop them with SIGILL there.
 cmake -S . -B "$build" -DHOSHI_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release \
-  >/dev/null
+  -DHOSHI_ARCH=x86-64-v3 >/dev/null
 # The CUDA test binaries: test_gpu_*, test_cuda_* and the suites with CUDA instances (one test
 # body, every backend: HOSHI_SKIP_IF_UNAVAILABLE); gpu-check.sh runs only the latter's "cuda" ones.
 tests=$(cd tests && { ls test_gpu_*.cpp test_cuda_*.cpp; grep -l HOSHI_SKIP_IF_UNAVAILABLE test_*.cpp; } |

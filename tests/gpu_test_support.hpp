@@ -4,12 +4,21 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <ostream>
 #include <string>
 
 #include "solver/solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/device.hpp"
 #endif
+
+namespace hoshi {
+// gtest prints a parameter through PrintTo (found by ADL): the backend's name, not its bytes.
+inline void PrintTo(Backend b, std::ostream* os) {
+  *os << to_string(b);
+}
+}  // namespace hoshi
 
 namespace hoshi::testing_support {
 
@@ -24,14 +33,26 @@ inline std::string backend_unavailable(Backend b) {
 #endif
 }
 
+// True when HOSHI_REQUIRE_CUDA is set and not "0" (scripts/gpu-check.sh sets it): a CUDA test
+// that cannot run then fails instead of skipping, so that a device the runtime cannot see
+// does not pass as a run of skipped tests.
+inline bool cuda_required() {
+  const char* v = std::getenv("HOSHI_REQUIRE_CUDA");
+  return v && *v && std::string(v) != "0";
+}
+
 inline std::string backend_test_name(const ::testing::TestParamInfo<Backend>& info) {
   return to_string(info.param);
 }
 
 }  // namespace hoshi::testing_support
 
-#define HOSHI_SKIP_IF_UNAVAILABLE(backend)                                           \
-  do {                                                                               \
-    const std::string why_ = ::hoshi::testing_support::backend_unavailable(backend); \
-    if (!why_.empty()) GTEST_SKIP() << why_;                                         \
+#define HOSHI_SKIP_IF_UNAVAILABLE(backend)                                                  \
+  do {                                                                                      \
+    const std::string why_ = ::hoshi::testing_support::backend_unavailable(backend);        \
+    if (!why_.empty()) {                                                                    \
+      if ((backend) == ::hoshi::Backend::cuda && ::hoshi::testing_support::cuda_required()) \
+        FAIL() << "HOSHI_REQUIRE_CUDA is set, but " << why_;                                \
+      GTEST_SKIP() << why_;                                                                 \
+    }                                                                                       \
   } while (0)
