@@ -7,6 +7,7 @@
 
 #include "analysis/analysis.hpp"
 #include "diagnostics/diagnostics.hpp"
+#include "gpu_test_support.hpp"
 #include "ic/galaxy.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
@@ -45,10 +46,17 @@ double cycloid_eta(double tau) {
 //    ((t_ff - t) / t_ff = (4 / 3 pi) (r / R)^(3/2)), where the softening and the
 //    N^(-1/3) graininess stop the collapse.
 // Wrong G or mass (t_ff changes by sqrt(2)) or a missing half-kick fail.
-TEST(ColdCollapse, FollowsFreeFall) {
+// On every backend (the CUDA solver when built and a device is present; skipped otherwise).
+class ColdCollapse : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(GetParam()); }
+};
+
+TEST_P(ColdCollapse, FollowsFreeFall) {
   const std::size_t n = 2000;
   ParticleSet p = make_uniform_sphere(n, 17, 1.0);
   SolverConfig c;
+  c.backend = GetParam();
   c.solver = SolverKind::direct;
   c.eps = 0.02;
   auto solver = make_solver(c, n);
@@ -79,6 +87,9 @@ TEST(ColdCollapse, FollowsFreeFall) {
   EXPECT_EQ(next, checks.size());
   EXPECT_NEAR(t_min / t_ff, 1.0, 3 * sigma_tau + 0.02);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, ColdCollapse, ::testing::Values(Backend::cpu, Backend::cuda),
+                         testing_support::backend_test_name);
 
 }  // namespace
 }  // namespace hoshi

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/analysis.hpp"
+#include "gpu_test_support.hpp"
 #include "ic/galaxy.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
@@ -39,13 +40,20 @@ double max_energy_error(ParticleSet p, GravitySolver& solver, double dt, int ste
 // first-order scheme or a force inconsistent with the potential gives ~2 or no change), and at dt
 // it must be below 1e-3 ((dt / t_orb)^2 (2 pi)^2 / 8 ~ 3e-3 for the innermost orbits, which carry a
 // small fraction of the energy). N = 2000, float direct summation (force round-off 1e-7).
-TEST(DiskGalaxyRun, EnergyConservedOverOneRotation) {
+// On every backend (the CUDA solver when built and a device is present; skipped otherwise).
+class DiskGalaxyRun : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(GetParam()); }
+};
+
+TEST_P(DiskGalaxyRun, EnergyConservedOverOneRotation) {
   const std::size_t n = 2000;
   const DiskGalaxyModel model(DiskGalaxyParams{});
   const ParticleSet p = model.sample(n, 8);
   const double R = model.reference_radius();
   const double T = 2 * kPi * R / model.vc(R);
   SolverConfig c;
+  c.backend = GetParam();
   c.solver = SolverKind::direct;
   c.eps = 0.01;
   auto solver = make_solver(c, n);
@@ -56,6 +64,9 @@ TEST(DiskGalaxyRun, EnergyConservedOverOneRotation) {
   EXPECT_LT(e1, 1e-3);
   EXPECT_GT(e1 / e2, 8.0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, DiskGalaxyRun, ::testing::Values(Backend::cpu, Backend::cuda),
+                         testing_support::backend_test_name);
 
 }  // namespace
 }  // namespace hoshi

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/analysis.hpp"
+#include "gpu_test_support.hpp"
 #include "ic/galaxy.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
@@ -36,11 +37,18 @@ using testing_util::total_energy;
 //    0.4% at r50, < 0.01% at r90.
 // A model out of equilibrium (velocities 10% too large) changes r10 and r50 by more than
 // 20% within a few t_dyn and fails.
-TEST(HernquistEquilibrium, LagrangianRadiiStayPut) {
+// On every backend (the CUDA solver when built and a device is present; skipped otherwise).
+class HernquistEquilibrium : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(GetParam()); }
+};
+
+TEST_P(HernquistEquilibrium, LagrangianRadiiStayPut) {
   const std::size_t n = 20000;
   const double a = 1.0 / 3.0, eps = 0.01;
   ParticleSet p = make_hernquist(n, 2026, a);
   SolverConfig c;
+  c.backend = GetParam();
   c.solver = SolverKind::tree;
   c.eps = eps;
   c.tree.theta = 0.5;
@@ -72,6 +80,10 @@ TEST(HernquistEquilibrium, LagrangianRadiiStayPut) {
       EXPECT_NEAR(lr[k] / r0[k], 1.0, bound[k]) << "f = " << f[k] << ", t = " << t;
   });
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, HernquistEquilibrium,
+                         ::testing::Values(Backend::cpu, Backend::cuda),
+                         testing_support::backend_test_name);
 
 }  // namespace
 }  // namespace hoshi
