@@ -78,19 +78,22 @@ TEST(Accuracy, CommandWritesTheCsvTable) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header,
-            "criterion,order,walk,theta,err_p50,err_p90,err_p99,err_p999,err_max,pot_err_p50,"
-            "pot_err_p99,pp_per_particle,pc_per_particle,seconds");
+            "criterion,order,walk,theta,alpha,err_p50,err_p90,err_p99,err_p999,err_max,"
+            "pot_err_p50,pot_err_p99,pp_per_particle,pc_per_particle,seconds");
   std::map<std::pair<int, double>, std::vector<double>> rows;
   std::string line;
   while (std::getline(in, line)) {
     std::stringstream s(line);
-    std::string crit, order, walk, field;
+    std::string crit, order, walk, theta, alpha, field;
     std::getline(s, crit, ',');
     std::getline(s, order, ',');
     std::getline(s, walk, ',');
+    std::getline(s, theta, ',');
+    std::getline(s, alpha, ',');
     EXPECT_EQ(crit, "barnes94");
     EXPECT_EQ(walk, "group");
-    std::vector<double> v;
+    EXPECT_EQ(alpha, "");  // the relative criterion's column
+    std::vector<double> v = {std::stod(theta)};
     while (std::getline(s, field, ',')) v.push_back(std::stod(field));
     ASSERT_EQ(v.size(), 11u);
     rows[{std::stoi(order), v[0]}] = v;
@@ -107,7 +110,38 @@ TEST(Accuracy, CommandWritesTheCsvTable) {
   EXPECT_EQ(run("-n 100 --order 3 --csv " + (dir / "x.csv").string() + " 2>/dev/null"), 2);
   EXPECT_EQ(run("-n 100 --theta 0.5,-1 2>/dev/null"), 2);
   EXPECT_EQ(run("-n 100 --criterion bogus 2>/dev/null"), 2);
+  EXPECT_EQ(run("-n 100 --alpha 0.01,-1 2>/dev/null"), 2);
   EXPECT_FALSE(fs::exists(dir / "x.csv"));
+  fs::remove_all(dir);
+}
+
+TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
+  // An --alpha list gives one relative row per value (a smaller alpha: smaller errors, more
+  // terms) and one barnes94 row, whose alpha column is empty.
+  const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_alpha";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path csv = dir / "acc.csv";
+  ASSERT_EQ(run("-n 3000 --seed 4 --criterion relative,barnes94 --alpha 0.001,0.02 --targets 300 "
+                "--csv " +
+                csv.string() + " >/dev/null"),
+            0);
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  std::map<std::string, std::vector<double>> rows;  // "criterion alpha" -> p50, pp + pc
+  while (std::getline(in, line)) {
+    std::stringstream s(line);
+    std::vector<std::string> f;
+    for (std::string x; std::getline(s, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 15u) << line;
+    rows[f[0] + " " + f[4]] = {std::stod(f[5]), std::stod(f[11]) + std::stod(f[12])};
+  }
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_TRUE(rows.count("relative 0.001") && rows.count("relative 0.02") &&
+              rows.count("barnes94 "));
+  EXPECT_LT(rows["relative 0.001"][0], rows["relative 0.02"][0]);
+  EXPECT_GT(rows["relative 0.001"][1], rows["relative 0.02"][1]);
   fs::remove_all(dir);
 }
 

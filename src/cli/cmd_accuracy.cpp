@@ -22,10 +22,11 @@ int cmd_accuracy(int argc, char** argv) {
       "hoshi accuracy",
       "Tree force errors against double-precision direct summation on K random targets "
       "(reproducible for --seed), one row per combination of the listed settings. --theta, "
-      "--criterion, --order and --walk take comma-separated lists. The relative criterion is "
-      "evaluated on its second call (the first has no previous accelerations and uses "
-      "barnes94). For a study of the error against theta, give a geometric criterion (the "
-      "default, auto, is relative for the group walk, whose error follows --alpha).");
+      "--criterion, --alpha, --order and --walk take comma-separated lists (--alpha applies to "
+      "the relative criterion's rows only). The relative criterion is evaluated on its second "
+      "call (the first has no previous accelerations and uses barnes94). For a study of the "
+      "error against theta, give a geometric criterion (the default, auto, is relative, whose "
+      "error follows --alpha).");
   o.add_options()("targets", "number of random targets for the reference (0: all particles)",
                   cxxopts::value<std::string>()->default_value("2000"))(
       "csv", "also write the table to this CSV file", cxxopts::value<std::string>())(
@@ -42,9 +43,6 @@ int cmd_accuracy(int argc, char** argv) {
   base.eps = number(r, "softening");
   base.softening = parse_softening(r["kernel"].as<std::string>());
   base.G = number(r, "G");
-  // --alpha auto: the walk's default (default_alpha), set per walk below.
-  const bool alpha_auto = r["alpha"].as<std::string>() == "auto";
-  base.tree.alpha = alpha_auto ? kAlphaParticleWalk : number(r, "alpha");
   base.tree.n_leaf = integer(r, "n-leaf");
   base.tree.n_group = integer(r, "n-group");
   base.tree.local_ratio = number(r, "local-ratio");
@@ -53,6 +51,11 @@ int cmd_accuracy(int argc, char** argv) {
   for (const auto& s : parse_string_list(r["theta"].as<std::string>()))
     thetas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--theta")[0]);
   if (thetas.empty()) throw std::invalid_argument("--theta needs at least one value");
+  // Likewise "auto" in the --alpha list: the walk's default (default_alpha).
+  std::vector<double> alphas;
+  for (const auto& s : parse_string_list(r["alpha"].as<std::string>()))
+    alphas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--alpha")[0]);
+  if (alphas.empty()) throw std::invalid_argument("--alpha needs at least one value");
   // "auto" in the criterion list: the walk's default (default_criterion), as std::nullopt.
   std::vector<std::optional<Criterion>> criteria;
   for (const auto& s : parse_string_list(r["criterion"].as<std::string>()))
@@ -73,6 +76,11 @@ int cmd_accuracy(int argc, char** argv) {
     c.tree.theta = std::isnan(t) ? kThetaParticleWalk : t;
     validate(c);
   }
+  for (double a : alphas) {
+    SolverConfig c = base;
+    c.tree.alpha = std::isnan(a) ? kAlphaParticleWalk : a;
+    validate(c);
+  }
   const std::string targets_text = r["targets"].as<std::string>();
   const std::size_t k = targets_text == "0" ? 0 : parse_size(targets_text, "--targets");
   std::string csv_path;
@@ -88,43 +96,56 @@ int cmd_accuracy(int argc, char** argv) {
   direct_reference(p, base.G, base.softening, base.eps, targets, ref);
 
   std::ostringstream csv;
-  csv << "criterion,order,walk,theta,err_p50,err_p90,err_p99,err_p999,err_max,pot_err_p50,"
+  // alpha: the relative criterion's tolerance; empty for the geometric criteria.
+  csv << "criterion,order,walk,theta,alpha,err_p50,err_p90,err_p99,err_p999,err_max,pot_err_p50,"
          "pot_err_p99,pp_per_particle,pc_per_particle,seconds\n";
-  std::printf("%-9s %5s %-8s %6s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s\n", "criterion",
-              "order", "walk", "theta", "err_p50", "err_p90", "err_p99", "err_p999", "err_max",
-              "pot_p50", "pot_p99", "pp/part", "pc/part", "seconds");
+  std::printf("%-9s %5s %-8s %6s %7s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s\n", "criterion",
+              "order", "walk", "theta", "alpha", "err_p50", "err_p90", "err_p99", "err_p999",
+              "err_max", "pot_p50", "pot_p99", "pp/part", "pc/part", "seconds");
   const double n = static_cast<double>(p.size());
   for (const std::optional<Criterion>& crit_opt : criteria)
     for (int order : orders)
       for (WalkKind walk : walks)
         for (double theta : thetas) {
-          SolverConfig c = base;
           const Criterion crit = crit_opt ? *crit_opt : default_criterion(base.backend, walk);
-          c.tree.criterion = crit;
-          c.tree.criterion_auto = !crit_opt;  // make_solver resolves it for the backend
-          c.tree.alpha_auto = alpha_auto;
-          if (alpha_auto) c.tree.alpha = default_alpha(base.backend, walk);
-          c.tree.order = order;
-          c.tree.walk = walk;
-          c.tree.theta_auto = std::isnan(theta);  // make_solver resolves it for the backend
-          c.tree.theta = std::isnan(theta) ? default_theta(base.backend, walk) : theta;
-          auto solver = make_solver(c, p.size());
-          ParticleSet q = p;
-          ForceStats st = solver->compute(q);
-          if (crit == Criterion::relative) st = solver->compute(q);  // with |a_old|
-          const ForceErrors e = force_errors(q, targets, ref);
-          char line[512];
-          std::snprintf(
-              line, sizeof line, "%s,%d,%s,%g,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.1f,%.1f,%.4f",
-              to_string(crit).c_str(), order, to_string(walk).c_str(), c.tree.theta, e.p50, e.p90,
-              e.p99, e.p999, e.max, e.pot_p50, e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
-          csv << line << "\n";
-          std::printf(
-              "%-9s %5d %-8s %6g %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %9.1f %9.1f "
-              "%9.4f\n",
-              to_string(crit).c_str(), order, to_string(walk).c_str(), c.tree.theta, e.p50, e.p90,
-              e.p99, e.p999, e.max, e.pot_p50, e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
-          std::fflush(stdout);
+          // --alpha varies the relative criterion's rows only.
+          const std::size_t n_alpha = crit == Criterion::relative ? alphas.size() : 1;
+          for (std::size_t ka = 0; ka < n_alpha; ++ka) {
+            SolverConfig c = base;
+            c.tree.criterion = crit;
+            c.tree.criterion_auto = !crit_opt;  // make_solver resolves it for the backend
+            c.tree.alpha_auto = std::isnan(alphas[ka]);
+            c.tree.alpha = c.tree.alpha_auto ? default_alpha(base.backend, walk) : alphas[ka];
+            c.tree.order = order;
+            c.tree.walk = walk;
+            c.tree.theta_auto = std::isnan(theta);  // make_solver resolves it for the backend
+            c.tree.theta = std::isnan(theta) ? default_theta(base.backend, walk) : theta;
+            auto solver = make_solver(c, p.size());
+            // The settings the solver uses ("auto" resolved for the backend it runs on).
+            const SolverConfig used =
+                resolve_auto(c, solver->backend() == "cuda" ? Backend::cuda : Backend::cpu);
+            ParticleSet q = p;
+            ForceStats st = solver->compute(q);
+            if (crit == Criterion::relative) st = solver->compute(q);  // with |a_old|
+            const ForceErrors e = force_errors(q, targets, ref);
+            char alpha[32] = "";
+            if (crit == Criterion::relative)
+              std::snprintf(alpha, sizeof alpha, "%g", used.tree.alpha);
+            char line[512];
+            std::snprintf(line, sizeof line,
+                          "%s,%d,%s,%g,%s,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.1f,%.1f,%.4f",
+                          to_string(crit).c_str(), order, to_string(walk).c_str(), used.tree.theta,
+                          alpha, e.p50, e.p90, e.p99, e.p999, e.max, e.pot_p50, e.pot_p99,
+                          st.pp / n, st.pc / n, st.total_seconds);
+            csv << line << "\n";
+            std::printf(
+                "%-9s %5d %-8s %6g %7s %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %9.1f "
+                "%9.1f %9.4f\n",
+                to_string(crit).c_str(), order, to_string(walk).c_str(), used.tree.theta,
+                *alpha ? alpha : "-", e.p50, e.p90, e.p99, e.p999, e.max, e.pot_p50, e.pot_p99,
+                st.pp / n, st.pc / n, st.total_seconds);
+            std::fflush(stdout);
+          }
         }
   if (!csv_path.empty()) {
     io::write_atomically(csv_path, [&](const std::string& tmp) {
