@@ -3,11 +3,14 @@
 // the GravitySolver interface; kernel times come from the solvers' CUDA events.
 //
 // usage: hoshi_gpu_bench [--direct LO:HI] [--tree LO:HI] [--repeats R] [--samples S]
-//                        [--theta T] [--criterion C] [--alpha A] [--out FILE]
-//   LO:HI are log2 N ranges (defaults 12:20 and 16:24); 0:0 skips a solver. The tree settings
-//   default to hoshi's CUDA defaults (default_theta / default_criterion / default_alpha): the
-//   relative criterion, whose first call bootstraps |a_old| with barnes94 (the warm-up call);
-//   the timed calls use the previous call's accelerations, as every step of a run does.
+//                        [--walk LIST] [--theta T] [--criterion C] [--alpha A]
+//                        [--out FILE]
+//   LO:HI are log2 N ranges (defaults 12:20 and 16:24); 0:0 skips a solver. --walk: particle
+//   (default), group (the group mode, a warp per group) or both, comma-separated. The tree settings
+//   default to hoshi's CUDA defaults for the walk (default_theta / default_criterion /
+//   default_alpha): the relative criterion, whose first call bootstraps |a_old| with barnes94 (the
+//   warm-up call); the timed calls use the previous call's accelerations, as every step of a run
+//   does.
 // Without a CUDA device it prints why and exits 0 (nothing to time).
 #include <algorithm>
 #include <cmath>
@@ -64,6 +67,12 @@ struct Row {
   double err50, err99, errmax;
 };
 
+// The table's solver column: direct, tree (per-particle walk) or tree/g (group mode).
+std::string solver_label(SolverKind kind, WalkKind walk) {
+  if (kind == SolverKind::direct) return "direct";
+  return walk == WalkKind::group ? "tree/g" : "tree";
+}
+
 Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const TreeParams& tree) {
   SolverConfig c;
   c.solver = kind;
@@ -99,8 +108,8 @@ Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const 
         std::sqrt(ref.ax[t] * ref.ax[t] + ref.ay[t] * ref.ay[t] + ref.az[t] * ref.az[t]);
     err.push_back(std::sqrt(dx * dx + dy * dy + dz * dz) / a);
   }
-  return {n,     solver->name(),       1e3 * median(kernel),  1e3 * median(step),  st.pp,
-          st.pc, percentile(err, 0.5), percentile(err, 0.99), percentile(err, 1.0)};
+  return {n,     solver_label(kind, tree.walk), 1e3 * median(kernel),  1e3 * median(step),  st.pp,
+          st.pc, percentile(err, 0.5),          percentile(err, 0.99), percentile(err, 1.0)};
 }
 
 std::string format(const Row& r) {
@@ -123,11 +132,10 @@ int main(int argc, char** argv) {
     Range direct{12, 20}, tree{16, 24};
     int repeats = 5;
     std::size_t samples = 256;
+    // hoshi's CUDA defaults for the walk unless given (resolve_auto below).
     TreeParams tp;
-    tp.walk = WalkKind::particle;  // the CUDA walk
-    tp.theta = default_theta(Backend::cuda, tp.walk);
-    tp.criterion = default_criterion(Backend::cuda, tp.walk);
-    tp.alpha = default_alpha(Backend::cuda, tp.walk);
+    tp.theta_auto = tp.criterion_auto = tp.alpha_auto = true;
+    std::vector<WalkKind> walks = {WalkKind::particle};
     std::string out;
     for (int a = 1; a < argc; ++a) {
       const auto need = [&](const char* o) {
@@ -143,15 +151,28 @@ int main(int argc, char** argv) {
       else if (!std::strcmp(argv[a], "--samples"))
         samples = std::max(1, std::atoi(need("--samples")));
       else if (!std::strcmp(argv[a], "--theta"))
-        tp.theta = std::atof(need("--theta"));
+        tp.theta = std::atof(need("--theta")), tp.theta_auto = false;
       else if (!std::strcmp(argv[a], "--criterion"))
-        tp.criterion = parse_criterion(need("--criterion"));
+        tp.criterion = parse_criterion(need("--criterion")), tp.criterion_auto = false;
       else if (!std::strcmp(argv[a], "--alpha"))
-        tp.alpha = std::atof(need("--alpha"));
-      else if (!std::strcmp(argv[a], "--out"))
+        tp.alpha = std::atof(need("--alpha")), tp.alpha_auto = false;
+      else if (!std::strcmp(argv[a], "--walk")) {
+        walks.clear();
+        std::stringstream list(need("--walk"));
+        for (std::string w; std::getline(list, w, ',');) walks.push_back(parse_walk(w));
+        if (walks.empty()) throw std::invalid_argument("--walk needs at least one value");
+      } else if (!std::strcmp(argv[a], "--out"))
         out = need("--out");
       else
         throw std::invalid_argument(std::string("unknown option '") + argv[a] + "'");
+    }
+    // The settings of each walk: given, or hoshi's CUDA defaults for that walk.
+    std::vector<TreeParams> tree_settings;
+    for (WalkKind w : walks) {
+      SolverConfig c;
+      c.tree = tp;
+      c.tree.walk = w;
+      tree_settings.push_back(resolve_auto(c, Backend::cuda).tree);
     }
     std::cout << hoshi::gpu::device_report();
     if (hoshi::gpu::device_count() == 0) {
@@ -168,13 +189,17 @@ int main(int argc, char** argv) {
           << "# GFLOP/s = 20 flops x pp / kernel time (particle-cell terms not counted: see pc); "
              "peak = 67 TFLOP/s (H200 float32). Errors: |a - a_ref| / |a_ref| on "
           << samples << " sampled targets vs the CPU double reference.\n"
-          << "# Plummer spheres, Henon units, eps = 1e-3 (Plummer), tree: "
-          << to_string(tp.criterion)
-          << (tp.criterion == Criterion::relative
-                  ? " alpha " + std::to_string(tp.alpha) + " (after a barnes94 bootstrap), theta "
-                  : ", theta ")
-          << tp.theta << ", quadrupole, n_leaf 16, per-particle walk.\n"
-          << "        N solver  kernel_ms    step_ms          pp          pc  inter/s   "
+          << "# Plummer spheres, Henon units, eps = 1e-3 (Plummer); quadrupole, n_leaf 16.\n";
+    for (const TreeParams& t : tree_settings)
+      table << "# " << solver_label(SolverKind::tree, t.walk) << ": " << to_string(t.criterion)
+            << (t.criterion == Criterion::relative
+                    ? " alpha " + std::to_string(t.alpha) + " (after a barnes94 bootstrap), theta "
+                    : ", theta ")
+            << t.theta << ", "
+            << (t.walk == WalkKind::group ? "group mode (a warp per group of <= 32)"
+                                          : "per-particle walk (a thread per particle)")
+            << ".\n";
+    table << "        N solver  kernel_ms    step_ms          pp          pc  inter/s   "
              "GFLOP/s   peak    err_p50   err_p99   err_max\n";
     std::cout << table.str() << std::flush;
     const auto emit = [&](const Row& r) {
@@ -184,10 +209,11 @@ int main(int argc, char** argv) {
     };
     if (direct.hi > 0)
       for (int k = direct.lo; k <= direct.hi; ++k)
-        emit(run(SolverKind::direct, std::size_t{1} << k, repeats, samples, tp));
+        emit(run(SolverKind::direct, std::size_t{1} << k, repeats, samples, tree_settings[0]));
     if (tree.hi > 0)
-      for (int k = tree.lo; k <= tree.hi; ++k)
-        emit(run(SolverKind::tree, std::size_t{1} << k, repeats, samples, tp));
+      for (const TreeParams& t : tree_settings)
+        for (int k = tree.lo; k <= tree.hi; ++k)
+          emit(run(SolverKind::tree, std::size_t{1} << k, repeats, samples, t));
     if (!out.empty()) {
       std::ofstream f(out);
       if (!f) throw std::invalid_argument("--out: cannot write '" + out + "'");

@@ -1,3 +1,5 @@
+#include <math_constants.h>
+
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -35,6 +37,72 @@ __global__ void tree_walk_kernel(TreeView t, WalkParams<float> w,
   }
 }
 
+// The group mode: a warp per group (make_groups with kCudaGroupSize; a group of any size is
+// taken 32 targets at a time). The warp forms the group's bounding box and smallest alpha_a with
+// shuffles (min and max are exact, so the box is the host's group_box bit for bit), then every
+// lane walks the box's path (walk_box.hpp) for its targets: the path depends on the box only,
+// so the lanes never diverge in the walk.
+__global__ void tree_walk_groups_kernel(TreeView t, const Group* __restrict__ groups,
+                                        std::uint64_t n_groups, WalkParams<float> w,
+                                        const float* __restrict__ d_alpha_a, float G,
+                                        const std::uint32_t* __restrict__ d_order,
+                                        float4* __restrict__ d_out,
+                                        unsigned long long* __restrict__ d_counts) {
+  const std::uint64_t warp =
+      (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const unsigned lane = threadIdx.x & 31u;
+  unsigned long long pp = 0, pc = 0;
+  if (warp < n_groups) {  // the same for every lane of the warp
+    const Group g = groups[warp];
+    double lo_x = CUDART_INF, lo_y = CUDART_INF, lo_z = CUDART_INF;
+    double hi_x = -CUDART_INF, hi_y = -CUDART_INF, hi_z = -CUDART_INF;
+    float aa = CUDART_INF_F;
+    for (std::uint64_t k = g.begin + lane; k < g.end; k += 32) {
+      lo_x = fmin(lo_x, t.x[k]);
+      lo_y = fmin(lo_y, t.y[k]);
+      lo_z = fmin(lo_z, t.z[k]);
+      hi_x = fmax(hi_x, t.x[k]);
+      hi_y = fmax(hi_y, t.y[k]);
+      hi_z = fmax(hi_z, t.z[k]);
+      if (d_alpha_a) aa = fminf(aa, d_alpha_a[k]);
+    }
+    for (int o = 16; o > 0; o /= 2) {
+      lo_x = fmin(lo_x, __shfl_xor_sync(0xffffffffu, lo_x, o));
+      lo_y = fmin(lo_y, __shfl_xor_sync(0xffffffffu, lo_y, o));
+      lo_z = fmin(lo_z, __shfl_xor_sync(0xffffffffu, lo_z, o));
+      hi_x = fmax(hi_x, __shfl_xor_sync(0xffffffffu, hi_x, o));
+      hi_y = fmax(hi_y, __shfl_xor_sync(0xffffffffu, hi_y, o));
+      hi_z = fmax(hi_z, __shfl_xor_sync(0xffffffffu, hi_z, o));
+      aa = fminf(aa, __shfl_xor_sync(0xffffffffu, aa, o));
+    }
+    const GroupBox box = box_from_corners(lo_x, lo_y, lo_z, hi_x, hi_y, hi_z);
+    const double alpha_a = d_alpha_a ? static_cast<double>(aa) : 0.0;
+    for (std::uint64_t k = g.begin + lane; k < g.end; k += 32) {
+      const ParticleForce<float> f =
+          walk_box_target<float>(t, box, alpha_a, k, t.x[k], t.y[k], t.z[k], w);
+      const std::uint64_t i = d_order ? d_order[k] : k;
+      d_out[i] = make_float4(G * f.ax, G * f.ay, G * f.az, G * f.pot);
+      pp += f.pp;
+      pc += f.pc;
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    pp += __shfl_down_sync(0xffffffffu, pp, o);
+    pc += __shfl_down_sync(0xffffffffu, pc, o);
+  }
+  if (lane == 0) {
+    atomicAdd(&d_counts[0], pp);
+    atomicAdd(&d_counts[1], pc);
+  }
+}
+
+void check_block(int block) {
+  // The counters' warp sums (and the group mode's warps) need whole warps.
+  if (block <= 0 || block % 32 != 0 || block > 1024)
+    throw std::invalid_argument("tree_walk: block size " + std::to_string(block) +
+                                " is not a multiple of 32 in [32, 1024]");
+}
+
 }  // namespace
 
 void DeviceTree::upload(const TreeView& t, cudaStream_t stream) {
@@ -69,15 +137,36 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
   if (n == 0 || d_view.n_nodes == 0) return c;
   counters.resize(2);
   HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
-  // The counters' warp sums need whole warps.
-  if (policy.block <= 0 || policy.block % 32 != 0 || policy.block > 1024)
-    throw std::invalid_argument("tree_walk: block size " + std::to_string(policy.block) +
-                                " is not a multiple of 32 in [32, 1024]");
+  check_block(policy.block);
   const std::size_t blocks = elementwise_blocks(n, policy.block);
   if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::invalid_argument("tree_walk: too many particles for one launch");
   tree_walk_kernel<<<static_cast<unsigned>(blocks), policy.block, 0, stream>>>(
       d_view, w, d_alpha_a, static_cast<float>(G), d_order, d_out, counters.data());
+  HOSHI_CUDA_CHECK_LAUNCH();
+  unsigned long long h[2];
+  counters.download(h, 2, stream);
+  c.pp = h[0];
+  c.pc = h[1];
+  return c;
+}
+
+InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
+                                   std::size_t n_groups, const WalkParams<float>& w,
+                                   const float* d_alpha, double G, const std::uint32_t* d_order,
+                                   float4* d_out, DeviceBuffer<unsigned long long>& counters,
+                                   cudaStream_t stream, const TreePolicy& policy) {
+  InteractionCounts c;
+  if (d_view.n_particles == 0 || d_view.n_nodes == 0 || n_groups == 0) return c;
+  check_block(policy.block);
+  counters.resize(2);
+  HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
+  const std::size_t blocks = elementwise_blocks(n_groups * 32, policy.block);
+  if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::invalid_argument("tree_walk_groups: too many groups for one launch");
+  tree_walk_groups_kernel<<<static_cast<unsigned>(blocks), policy.block, 0, stream>>>(
+      d_view, d_groups, n_groups, w, d_alpha, static_cast<float>(G), d_order, d_out,
+      counters.data());
   HOSHI_CUDA_CHECK_LAUNCH();
   unsigned long long h[2];
   counters.download(h, 2, stream);

@@ -17,6 +17,7 @@
 
 #include "gpu/device_buffer.cuh"
 #include "tree/tree_view.hpp"
+#include "tree/walk_box.hpp"
 #include "tree/walk_particle.hpp"
 
 namespace hoshi::gpu {
@@ -59,5 +60,14 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
                             const float* d_alpha_a, double G, const std::uint32_t* d_order,
                             float4* d_out, DeviceBuffer<unsigned long long>& counters,
                             cudaStream_t stream = nullptr, const TreePolicy& policy = {});
+
+// The group mode (tree/walk_box.hpp): a warp per group d_groups[0 .. n_groups) (sorted ranges
+// covering every particle once: make_groups), every target walking its group's box with the
+// group's smallest d_alpha_a. Otherwise as tree_walk.
+InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
+                                   std::size_t n_groups, const WalkParams<float>& w,
+                                   const float* d_alpha, double G, const std::uint32_t* d_order,
+                                   float4* d_out, DeviceBuffer<unsigned long long>& counters,
+                                   cudaStream_t stream = nullptr, const TreePolicy& policy = {});
 
 }  // namespace hoshi::gpu

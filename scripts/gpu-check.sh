@@ -13,7 +13,9 @@
 # pack it configures and builds (where the dependencies are installed).
 #
 # usage: scripts/gpu-check.sh [BUILD_DIR]      (default build-gpu-check)
-#   GPU_CHECK_DIRECT=12:20 GPU_CHECK_TREE=16:24 GPU_CHECK_REPEATS=5 override the sweep.
+#   GPU_CHECK_DIRECT=12:20 GPU_CHECK_TREE=16:24 GPU_CHECK_WALKS=particle,group
+#   GPU_CHECK_REPEATS=5 override the sweep (the tree is timed per walk: the per-particle kernel
+#   and the group mode, a warp per group).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-check}
@@ -101,7 +103,8 @@ unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the t
 
 stamp "timing"
 "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" --tree "${GPU_CHECK_TREE:-16:24}" \
-  --repeats "${GPU_CHECK_REPEATS:-5}" --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
+  --walk "${GPU_CHECK_WALKS:-particle,group}" --repeats "${GPU_CHECK_REPEATS:-5}" \
+  --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
   test_status=1
 stamp "done; table in $out_dir/gpu-check-table.txt, log in $log"
 exit $test_status

@@ -23,6 +23,7 @@ namespace {
 struct StepperCase {
   SolverKind kind;
   Criterion criterion = Criterion::barnes94;
+  WalkKind walk = WalkKind::particle;  // group: the tree's group mode (a warp per group)
 };
 
 SolverConfig config(StepperCase k) {
@@ -30,9 +31,9 @@ SolverConfig config(StepperCase k) {
   c.solver = k.kind;
   c.backend = Backend::cuda;
   c.eps = 0.02;
-  c.tree.walk = WalkKind::particle;
+  c.tree.walk = k.walk;
   c.tree.criterion = k.criterion;
-  c.tree.alpha = default_alpha(Backend::cuda, WalkKind::particle);
+  c.tree.alpha = default_alpha(Backend::cuda, k.walk);
   return c;
 }
 
@@ -142,11 +143,14 @@ TEST_P(Stepper, EnergiesAreTheHostSums) {
 INSTANTIATE_TEST_SUITE_P(Solvers, Stepper,
                          ::testing::Values(StepperCase{SolverKind::direct},
                                            StepperCase{SolverKind::tree, Criterion::barnes94},
-                                           StepperCase{SolverKind::tree, Criterion::relative}),
+                                           StepperCase{SolverKind::tree, Criterion::relative},
+                                           StepperCase{SolverKind::tree, Criterion::relative,
+                                                       WalkKind::group}),
                          [](const ::testing::TestParamInfo<StepperCase>& i) {
                            return i.param.kind == SolverKind::direct
                                       ? std::string("direct")
-                                      : "tree_" + to_string(i.param.criterion);
+                                      : "tree_" + to_string(i.param.criterion) +
+                                            (i.param.walk == WalkKind::group ? "_group" : "");
                          });
 
 TEST_P(Stepper, RunLoopStepsOnTheDevice) {

@@ -1,5 +1,6 @@
-// The CUDA tree solver (host build, device per-particle walk) against the CPU per-particle
-// walk and the double reference, for every opening criterion and both multipole orders.
+// The CUDA tree solver (host build, device per-particle walk, and the group mode) against the
+// CPU per-particle walk (the group mode: its CPU mirror) and the double reference, for every
+// opening criterion and both multipole orders.
 // Skipped with the reason when CUDA is not built or no device is present.
 //
 // Same tree, same walk function (tree/walk_particle.hpp), same float parameters: the two walks
@@ -25,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "box_mirror_solver.hpp"
 #include "direct/direct.hpp"
 #include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
@@ -38,6 +40,9 @@ struct TreeCase {
   int order;
   Softening softening = Softening::plummer;
   double eps = 0.01;
+  // particle: the per-particle kernel against the CPU per-particle walk; group: the group mode
+  // (a warp per group) against its CPU mirror (tests/box_mirror_solver.hpp).
+  WalkKind walk = WalkKind::particle;
 };
 
 using Param = std::tuple<Backend, TreeCase>;
@@ -45,7 +50,8 @@ using Param = std::tuple<Backend, TreeCase>;
 std::string case_name(const ::testing::TestParamInfo<Param>& info) {
   const TreeCase& c = std::get<1>(info.param);
   return to_string(std::get<0>(info.param)) + "_" + to_string(c.criterion) + "_order" +
-         std::to_string(c.order) + "_" + to_string(c.softening);
+         std::to_string(c.order) + "_" + to_string(c.softening) +
+         (c.walk == WalkKind::group ? "_group" : "");
 }
 
 SolverConfig tree_config(Backend b, const TreeCase& c) {
@@ -57,8 +63,15 @@ SolverConfig tree_config(Backend b, const TreeCase& c) {
   cfg.tree.criterion = c.criterion;
   cfg.tree.order = c.order;
   cfg.tree.theta = 0.5;
-  cfg.tree.walk = WalkKind::particle;
+  cfg.tree.walk = c.walk;
   return cfg;
+}
+
+// The reference of a case on the CPU: the per-particle walk, or the group mode's mirror.
+std::unique_ptr<GravitySolver> cpu_solver(const TreeCase& c, std::size_t n) {
+  if (c.walk == WalkKind::group)
+    return std::make_unique<testing_support::BoxMirrorSolver>(tree_config(Backend::cpu, c));
+  return make_solver(tree_config(Backend::cpu, c), n);
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -100,8 +113,8 @@ TEST_P(TreeBackends, WalkMatchesCpuWalkAndReference) {
     p.az = ref.az;
   }
   ParticleSet pc = p, pg = p;
-  const ForceStats sc = make_solver(tree_config(Backend::cpu, c), n)->compute(pc);
-  auto gpu = make_solver(tree_config(backend, c), n);
+  const ForceStats sc = cpu_solver(c, n)->compute(pc);
+  auto gpu = backend == Backend::cpu ? cpu_solver(c, n) : make_solver(tree_config(backend, c), n);
   ASSERT_EQ(gpu->backend(), to_string(backend));
   const ForceStats sg = gpu->compute(pg);
 
@@ -136,11 +149,15 @@ INSTANTIATE_TEST_SUITE_P(
     Criteria, TreeBackends,
     ::testing::Combine(
         ::testing::Values(Backend::cpu, Backend::cuda),
-        ::testing::Values(TreeCase{Criterion::bh, 1}, TreeCase{Criterion::bh, 2},
-                          TreeCase{Criterion::barnes94, 1}, TreeCase{Criterion::barnes94, 2},
-                          TreeCase{Criterion::bmax, 1}, TreeCase{Criterion::bmax, 2},
-                          TreeCase{Criterion::relative, 1}, TreeCase{Criterion::relative, 2},
-                          TreeCase{Criterion::barnes94, 2, Softening::spline, 0.02})),
+        ::testing::Values(
+            TreeCase{Criterion::bh, 1}, TreeCase{Criterion::bh, 2},
+            TreeCase{Criterion::barnes94, 1}, TreeCase{Criterion::barnes94, 2},
+            TreeCase{Criterion::bmax, 1}, TreeCase{Criterion::bmax, 2},
+            TreeCase{Criterion::relative, 1}, TreeCase{Criterion::relative, 2},
+            TreeCase{Criterion::barnes94, 2, Softening::spline, 0.02},
+            TreeCase{Criterion::bh, 1, Softening::plummer, 0.01, WalkKind::group},
+            TreeCase{Criterion::barnes94, 2, Softening::plummer, 0.01, WalkKind::group},
+            TreeCase{Criterion::relative, 2, Softening::plummer, 0.01, WalkKind::group})),
     case_name);
 
 TEST(CudaTree, FirstRelativeCallBootstrapsLikeTheCpu) {

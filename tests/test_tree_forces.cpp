@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "box_mirror_solver.hpp"
 #include "direct/direct.hpp"
 #include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
@@ -41,38 +42,66 @@
 namespace hoshi {
 namespace {
 
-// A tree solver under test: backend and walk (CUDA walks per particle).
+// A tree solver under test: backend and walk. box_mirror: the CPU mirror of the CUDA group mode
+// (tests/box_mirror_solver.hpp), which runs everywhere and checks the code that mode's kernel
+// runs per lane (tree/walk_box.hpp) against the bounds.
 struct TreeVariant {
   Backend backend;
   WalkKind walk;
+  bool box_mirror = false;
 };
 constexpr TreeVariant kCpuGroup{Backend::cpu, WalkKind::group};
 constexpr TreeVariant kCpuParticle{Backend::cpu, WalkKind::particle};
+constexpr TreeVariant kCpuBoxMirror{Backend::cpu, WalkKind::group, true};
 constexpr TreeVariant kCudaParticle{Backend::cuda, WalkKind::particle};
-const TreeVariant kVariants[] = {kCpuGroup, kCpuParticle, kCudaParticle};
+constexpr TreeVariant kCudaGroup{Backend::cuda, WalkKind::group};
+const TreeVariant kVariants[] = {kCpuGroup, kCpuParticle, kCpuBoxMirror, kCudaParticle, kCudaGroup};
 
 std::string variant_name(const ::testing::TestParamInfo<TreeVariant>& info) {
+  if (info.param.box_mirror) return "cpu_boxmirror";
   return to_string(info.param.backend) + "_" + to_string(info.param.walk);
 }
 void PrintTo(const TreeVariant& v, std::ostream* os) {
-  *os << to_string(v.backend) << " " << to_string(v.walk) << " walk";
+  *os << (v.box_mirror ? "cpu mirror of the CUDA group"
+                       : to_string(v.backend) + " " + to_string(v.walk))
+      << " walk";
+}
+// The backend whose defaults (default_theta, ...) a variant has.
+Backend defaults_of(TreeVariant v) {
+  return v.box_mirror ? Backend::cuda : v.backend;
+}
+// The CPU group walk (n_group 128, local expansions) has the tightest errors at a given theta:
+// its criterion holds for a large box. The other walks share the looser per-particle bounds.
+bool cpu_group_walk(TreeVariant v) {
+  return v.backend == Backend::cpu && v.walk == WalkKind::group && !v.box_mirror;
 }
 
-SolverConfig tree_config(double theta, int order, TreeVariant v,
-                         Criterion criterion = Criterion::barnes94) {
-  SolverConfig c;
+struct TreeConfig : SolverConfig {
+  bool box_mirror = false;
+};
+
+TreeConfig tree_config(double theta, int order, TreeVariant v,
+                       Criterion criterion = Criterion::barnes94) {
+  TreeConfig c;
   c.solver = SolverKind::tree;
   c.backend = v.backend;
   c.tree.theta = theta;
   c.tree.order = order;
   c.tree.walk = v.walk;
   c.tree.criterion = criterion;
+  c.box_mirror = v.box_mirror;
   return c;
 }
 
-// The solver make_solver gives for c (TreeSolver on the CPU, the CUDA tree solver on CUDA).
-ForceStats compute(const SolverConfig& c, ParticleSet& p) {
-  auto s = make_solver(c, p.size());
+// The solver of a test configuration: make_solver's (TreeSolver on the CPU, the CUDA tree
+// solver on CUDA) or the box mirror.
+std::unique_ptr<GravitySolver> solver_for(const TreeConfig& c, std::size_t n) {
+  if (c.box_mirror) return std::make_unique<testing_support::BoxMirrorSolver>(c);
+  return make_solver(c, n);
+}
+
+ForceStats compute(const TreeConfig& c, ParticleSet& p) {
+  auto s = solver_for(c, p.size());
   EXPECT_EQ(s->backend(), to_string(c.backend));
   return s->compute(p);
 }
@@ -120,7 +149,7 @@ Errors errors(const ParticleSet& p, const std::vector<std::size_t>& targets,
   return e;
 }
 
-Errors tree_errors(ParticleSet p, const SolverConfig& c, const std::vector<std::size_t>& targets,
+Errors tree_errors(ParticleSet p, const TreeConfig& c, const std::vector<std::size_t>& targets,
                    const ForceArrays& ref, ForceStats* stats = nullptr) {
   const ForceStats st = compute(c, p);
   if (stats) *stats = st;
@@ -139,7 +168,7 @@ Errors tree_errors(ParticleSet p, const SolverConfig& c, const std::vector<std::
 void check_theta_zero(TreeVariant v, Softening kernel, double eps) {
   SCOPED_TRACE(to_string(kernel) + " eps " + std::to_string(eps));
   ParticleSet p = make_plummer(3000, 21);
-  SolverConfig c = tree_config(1e-4, 2, v);
+  TreeConfig c = tree_config(1e-4, 2, v);
   c.eps = eps;
   c.softening = kernel;
   const ForceStats st = compute(c, p);
@@ -147,7 +176,7 @@ void check_theta_zero(TreeVariant v, Softening kernel, double eps) {
   EXPECT_EQ(st.pp, 3000u * 2999u);
   // Group radius of every particle (only the group walk uses it; the same build as the solver's).
   std::vector<double> rg(p.size(), 0.0);
-  if (v.walk == WalkKind::group) {
+  if (cpu_group_walk(v)) {
     ParticleSet q = p;
     TreeSolver s(c);
     s.compute(q);
@@ -204,6 +233,17 @@ struct MassVisitor {
   }
 };
 
+// The nodes and particles a walk visits, in order.
+struct RecordVisitor {
+  const TreeView* t;
+  std::vector<std::uint32_t> cells;
+  std::vector<std::uint64_t> particles;
+  void cell(const TreeNode& n, double, double, double) {
+    cells.push_back(static_cast<std::uint32_t>(&n - t->nodes));
+  }
+  void particle(std::uint64_t j, double, double, double) { particles.push_back(j); }
+};
+
 void check_counting(const ParticleSet& p0, Criterion crit, double theta, int n_leaf, int n_group) {
   SCOPED_TRACE(to_string(crit) + " theta " + std::to_string(theta));
   ParticleSet p = p0;
@@ -230,6 +270,21 @@ void check_counting(const ParticleSet& p0, Criterion crit, double theta, int n_l
     for (std::uint32_t l : list.leaves) mass += double(t.nodes[l].end - t.nodes[l].begin);
     // The group's own particles are in its list: each target sees N - 1 others and itself.
     ASSERT_EQ(mass, n) << "group " << g.begin;
+    // The box walk of a target (walk_box.hpp: what every lane of the CUDA group mode runs)
+    // visits exactly this list, in the same order, and sees N - 1 others.
+    const GroupBox box = group_box(v, g);
+    std::vector<std::uint64_t> leaf_particles;
+    for (std::uint32_t l : list.leaves)
+      for (std::uint64_t j = t.nodes[l].begin; j < t.nodes[l].end; ++j) leaf_particles.push_back(j);
+    for (std::uint64_t k : {g.begin, g.end - 1}) {
+      RecordVisitor rec{&v, {}, {}};
+      walk_box_visit<double>(v, box, crit, aa, v.x[k], v.y[k], v.z[k], rec);
+      ASSERT_EQ(rec.cells, list.cells) << "group " << g.begin << " target " << k;
+      ASSERT_EQ(rec.particles, leaf_particles) << "group " << g.begin << " target " << k;
+      MassVisitor mv{&v, k};
+      walk_box_visit<double>(v, box, crit, aa, v.x[k], v.y[k], v.z[k], mv);
+      ASSERT_EQ(mv.mass, n - 1) << "group " << g.begin << " target " << k;
+    }
   }
 }
 
@@ -325,7 +380,7 @@ const Plummer100kData& plummer100k() {
   }();
   return d;
 }
-Errors run_100k(const SolverConfig& c, ForceStats* st = nullptr) {
+Errors run_100k(const TreeConfig& c, ForceStats* st = nullptr) {
   const Plummer100kData& d = plummer100k();
   return tree_errors(d.p, c, d.targets, d.ref, st);
 }
@@ -388,10 +443,10 @@ TEST_P(Plummer100kOn, DefaultsMeetTheAccuracyGoalWithFewerTerms) {
   // p99.9 4.1e-3, 1662 + 579); per-particle p99 7.4e-4 with 190 + 1077 (barnes94 0.5:
   // 1.07e-3, 703 + 1622). Raising the group walk's theta to 0.75 fails the goal (p99 2.2e-3).
   const TreeVariant v = GetParam();
-  SolverConfig c = tree_config(default_theta(v.backend, v.walk), 2, v);
+  TreeConfig c = tree_config(default_theta(defaults_of(v), v.walk), 2, v);
   c.tree.theta_auto = c.tree.criterion_auto = c.tree.alpha_auto = true;
   const Plummer100kData& d = plummer100k();
-  auto s = make_solver(c, d.p.size());
+  auto s = solver_for(c, d.p.size());
   ParticleSet q = d.p;
   const ForceStats st = s->compute(q);
   if (const auto* tree = dynamic_cast<const TreeSolver*>(s.get())) {
@@ -399,7 +454,7 @@ TEST_P(Plummer100kOn, DefaultsMeetTheAccuracyGoalWithFewerTerms) {
   }
   EXPECT_LT(errors(q, d.targets, d.ref).p(0.99), 1.4e-3);
   ForceStats geometric;
-  EXPECT_LT(run_100k(tree_config(default_theta(v.backend, v.walk), 2, v), &geometric).p(0.99),
+  EXPECT_LT(run_100k(tree_config(default_theta(defaults_of(v), v.walk), 2, v), &geometric).p(0.99),
             1.4e-3);
   EXPECT_LT(st.pp, geometric.pp);
   EXPECT_LT(st.pc, geometric.pc);
@@ -416,14 +471,14 @@ TEST_P(Plummer100kOn, CriteriaAndRelativeSecondCall) {
   // quadrupole kept they are smaller. Measured (1e5; group / per-particle): p50 8.7e-5 /
   // 4.1e-4, p99 2.9e-4 / 1.15e-3. Bound: p50 <= alpha, p99 <= 4 alpha.
   const TreeVariant v = GetParam();
-  const bool group = v.walk == WalkKind::group;
+  const bool group = cpu_group_walk(v);
   EXPECT_LT(run_100k(tree_config(0.5, 2, v, Criterion::bmax)).p(0.99), group ? 3e-3 : 1.4e-2);
   EXPECT_LT(run_100k(tree_config(0.5, 2, v, Criterion::bh)).p(0.99), group ? 1e-3 : 3e-3);
   const Plummer100kData& d = plummer100k();
   ParticleSet p = d.p;
-  SolverConfig c = tree_config(0.5, 2, v, Criterion::relative);
+  TreeConfig c = tree_config(0.5, 2, v, Criterion::relative);
   c.tree.alpha = 0.0025;
-  auto s = make_solver(c, p.size());
+  auto s = solver_for(c, p.size());
   for (int call = 0; call < 2; ++call) {
     SCOPED_TRACE("call " + std::to_string(call));
     s->compute(p);
@@ -445,8 +500,8 @@ TEST(Plummer100k, LocalExpansionsKeepTheErrorAndCutCellTerms) {
   // theta rho is smaller and fewer cells are far enough).
   for (double theta : {0.2, 0.65}) {
     SCOPED_TRACE("theta " + std::to_string(theta));
-    SolverConfig on = tree_config(theta, 2, kCpuGroup);
-    SolverConfig off = on;
+    TreeConfig on = tree_config(theta, 2, kCpuGroup);
+    TreeConfig off = on;
     off.tree.local_ratio = 0;
     ASSERT_GT(on.tree.local_ratio, 0);
     ForceStats st_on, st_off;
@@ -465,6 +520,7 @@ TEST(TreeForces, AutoSettingsResolveForTheBackendUsed) {
   SolverConfig c;
   c.backend = Backend::automatic;
   c.tree.walk = WalkKind::group;
+  c.tree.walk_auto = true;
   c.tree.theta_auto = c.tree.criterion_auto = c.tree.alpha_auto = true;
   c.tree.theta = default_theta(c.backend, c.tree.walk);
   c.tree.criterion = default_criterion(c.backend, c.tree.walk);
@@ -472,12 +528,20 @@ TEST(TreeForces, AutoSettingsResolveForTheBackendUsed) {
   ASSERT_EQ(c.tree.alpha, kAlphaGroupWalk);
   const SolverConfig g = resolve_auto(c, Backend::cuda);
   EXPECT_EQ(g.backend, Backend::cuda);
+  EXPECT_EQ(g.tree.walk, WalkKind::particle);  // "--walk auto" on CUDA
   EXPECT_EQ(g.tree.theta, kThetaParticleWalk);
   EXPECT_EQ(g.tree.criterion, Criterion::relative);
   EXPECT_EQ(g.tree.alpha, kAlphaParticleWalk);
   const SolverConfig h = resolve_auto(c, Backend::cpu);
+  EXPECT_EQ(h.tree.walk, WalkKind::group);
   EXPECT_EQ(h.tree.theta, kThetaGroupWalk);
   EXPECT_EQ(h.tree.alpha, kAlphaGroupWalk);
+  // "--walk group" on CUDA: the group mode's defaults.
+  SolverConfig cg = c;
+  cg.tree.walk_auto = false;
+  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.walk, WalkKind::group);
+  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.theta, kThetaCudaGroupWalk);
+  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.alpha, kAlphaCudaGroupWalk);
   // Values the user gave are kept.
   c.tree.alpha_auto = c.tree.theta_auto = false;
   c.tree.alpha = 0.004;
@@ -489,14 +553,15 @@ TEST(TreeForces, AutoSettingsResolveForTheBackendUsed) {
 TEST(Plummer100k, DefaultsPerBackendAndWalk) {
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::group), kThetaGroupWalk);
   EXPECT_EQ(default_theta(Backend::cpu, WalkKind::particle), kThetaParticleWalk);
-  EXPECT_EQ(default_theta(Backend::cuda, WalkKind::group), kThetaParticleWalk);
+  EXPECT_EQ(default_theta(Backend::cuda, WalkKind::group), kThetaCudaGroupWalk);
   EXPECT_EQ(default_theta(Backend::cuda, WalkKind::particle), kThetaParticleWalk);
   EXPECT_EQ(default_criterion(Backend::cpu, WalkKind::group), Criterion::relative);
   EXPECT_EQ(default_criterion(Backend::cpu, WalkKind::particle), Criterion::relative);
   EXPECT_EQ(default_criterion(Backend::cuda, WalkKind::group), Criterion::relative);
   EXPECT_EQ(default_alpha(Backend::cpu, WalkKind::group), kAlphaGroupWalk);
   EXPECT_EQ(default_alpha(Backend::cpu, WalkKind::particle), kAlphaParticleWalk);
-  EXPECT_EQ(default_alpha(Backend::cuda, WalkKind::group), kAlphaParticleWalk);
+  EXPECT_EQ(default_alpha(Backend::cuda, WalkKind::group), kAlphaCudaGroupWalk);
+  EXPECT_EQ(default_alpha(Backend::cuda, WalkKind::particle), kAlphaParticleWalk);
   // make_solver resolves "auto" for the backend it picks: --backend auto without a device is
   // the CPU group walk at kThetaGroupWalk, with the same interactions as that theta.
   ParticleSet p = make_plummer(3000, 5);
@@ -523,7 +588,7 @@ TEST(Plummer100k, DefaultsPerBackendAndWalk) {
 
 TEST_P(TreeForcesOn, ZeroOneTwoThreeParticles) {
   // One solver for all sizes (its buffers shrink and grow between calls).
-  auto s = make_solver(tree_config(0.5, 2, GetParam()), 0);
+  auto s = solver_for(tree_config(0.5, 2, GetParam()), 0);
   ParticleSet none;
   const ForceStats st0 = s->compute(none);
   EXPECT_EQ(st0.pp + st0.pc, 0u);
@@ -564,7 +629,7 @@ TEST_P(TreeForcesOn, AllAtOnePointWithSoftening) {
     ParticleSet p;
     const int n = 1000;
     for (int i = 0; i < n; ++i) p.push_back(0.3, 0.3, 0.3, 0, 0, 0, 1.0 / n, i);
-    SolverConfig c = tree_config(0.5, 2, GetParam());
+    TreeConfig c = tree_config(0.5, 2, GetParam());
     c.eps = 0.05;
     c.softening = k;
     compute(c, p);
@@ -678,7 +743,7 @@ TEST(TreeForces, GroupWalkIsIndependentOfTheThreadCount) {
   // expansions), in an order fixed by the tree: the forces are bit for bit the same on any
   // number of threads (runs and restarts reproduce on another machine).
   const ParticleSet p0 = make_plummer(30000, 5);
-  SolverConfig c = tree_config(0.65, 2, kCpuGroup);
+  TreeConfig c = tree_config(0.65, 2, kCpuGroup);
   c.eps = 0.01;
   const int saved = omp_get_max_threads();
   std::vector<ParticleSet> out;

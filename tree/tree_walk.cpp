@@ -47,31 +47,39 @@ WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, co
 
 GroupBox group_box(const TreeView& t, const Group& g) {
   const Box b = bounding_box(t.x, t.y, t.z, g.begin, g.end);
-  return {b.centre(0), b.centre(1), b.centre(2), b.half(0), b.half(1), b.half(2)};
+  return box_from_corners(b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]);
+}
+
+WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
+                           double* ax, double* ay, double* az, double* pot) {
+  const TreeView t = tree.view();
+  const WalkParams<float> w = walk_params(cfg);
+  const std::vector<Group> groups = make_groups(tree.nodes, cfg.n_group);
+  const std::ptrdiff_t ng = static_cast<std::ptrdiff_t>(groups.size());
+  std::uint64_t pp = 0, pc = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : pp, pc)
+  for (std::ptrdiff_t g = 0; g < ng; ++g) {
+    const Group& grp = groups[g];
+    const GroupBox box = group_box(t, grp);
+    // The group's alpha: the smallest of its targets' (as the device warp forms it).
+    float aa = alpha_a ? alpha_a[grp.begin] : 0.0f;
+    for (std::uint64_t k = grp.begin; alpha_a && k < grp.end; ++k) aa = std::min(aa, alpha_a[k]);
+    for (std::uint64_t k = grp.begin; k < grp.end; ++k) {
+      const ParticleForce<float> f =
+          walk_box_target<float>(t, box, aa, k, t.x[k], t.y[k], t.z[k], w);
+      const std::size_t i = tree.index[k];
+      ax[i] = cfg.G * f.ax;
+      ay[i] = cfg.G * f.ay;
+      az[i] = cfg.G * f.az;
+      pot[i] = cfg.G * f.pot;
+      pp += f.pp;
+      pc += f.pc;
+    }
+  }
+  return {pp, pc};
 }
 
 namespace {
-
-// Squared distance from a node's centre of mass to the nearest point of a box, and to the
-// box centre.
-inline double nearest_d2(const TreeNode& n, const GroupBox& b) {
-  const double ex = std::max(std::abs(n.com_x - b.cx) - b.hx, 0.0);
-  const double ey = std::max(std::abs(n.com_y - b.cy) - b.hy, 0.0);
-  const double ez = std::max(std::abs(n.com_z - b.cz) - b.hz, 0.0);
-  return ex * ex + ey * ey + ez * ez;
-}
-inline double centre_d2(const TreeNode& n, const GroupBox& b) {
-  const double cx = n.com_x - b.cx, cy = n.com_y - b.cy, cz = n.com_z - b.cz;
-  return cx * cx + cy * cy + cz * cz;
-}
-// Below this distance from a box a node is opened, never used as a multipole: the kernels see
-// positions relative to the box centre in float, resolved to ~2^-24 of the box size, and a
-// cell closer than 2^-20 of it (possible with bmax, whose r_crit is 0 for a one-particle
-// node) could round onto a target and make r = 0 in a cell term, which has no r = 0 mask.
-inline double min_cell_d2(const GroupBox& b) {
-  const double dmin = 0x1.0p-20 * (b.hx + b.hy + b.hz);
-  return dmin * dmin;
-}
 
 // The group walk itself: visitor.cell(i) for every accepted node, visitor.leaf(i) for every
 // opened leaf, in pre-order. A node is accepted when its criterion holds at the nearest point
@@ -83,16 +91,15 @@ template <class Visitor>
 inline void walk_group_visit(const TreeView& t, const GroupBox& b, Criterion criterion,
                              double alpha_a, double far_d2, Visitor& visitor, std::uint32_t start,
                              std::uint32_t stop) {
-  const double dmin2 = min_cell_d2(b);
+  const double dmin2 = box_min_cell_d2(b);
   std::uint32_t i = start;
   while (i < stop) {
     const TreeNode& n = t.nodes[i];
     // The walk continues at i + 1 (sequential, found by the hardware prefetcher) or at next:
     // fetch that one while the criterion is evaluated.
     __builtin_prefetch(&t.nodes[n.next]);
-    const double d2 = nearest_d2(n, b);
-    if (d2 > dmin2 && node_accepted<double>(n, d2, criterion, alpha_a)) {
-      if (centre_d2(n, b) > far_d2)
+    if (box_node_accepted(n, b, dmin2, criterion, alpha_a)) {
+      if (box_centre_d2(n, b) > far_d2)
         visitor.far(i);
       else
         visitor.cell(i);
@@ -356,7 +363,7 @@ struct Traversal {
     const double aa = min_alpha(alpha_a, T.begin, T.end);
     const double radius = box_radius(box);
     const double far_d2 = far_distance2(radius, cfg.local_ratio);
-    const double dmin2 = min_cell_d2(box);
+    const double dmin2 = box_min_cell_d2(box);
     // Sized once: a resize would move the lists that the callers' `cand` refer to. Target
     // depth is at most the tree depth, kMortonMaxLevel + 1.
     if (passed.empty()) passed.resize(kMortonMaxLevel + 2);
@@ -368,9 +375,8 @@ struct Traversal {
       const std::uint32_t c = work.back();
       work.pop_back();
       const TreeNode& n = t.nodes[c];
-      const double d2 = nearest_d2(n, box);
-      if (d2 > dmin2 && node_accepted<double>(n, d2, cfg.criterion, aa)) {
-        if (centre_d2(n, box) > far_d2)
+      if (box_node_accepted(n, box, dmin2, cfg.criterion, aa)) {
+        if (box_centre_d2(n, box) > far_d2)
           policy.far(c);
         else
           out.push_back(c);

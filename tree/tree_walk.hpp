@@ -24,6 +24,7 @@
 #include "physics/softening.hpp"
 #include "tree/octree.hpp"
 #include "tree/tree_view.hpp"
+#include "tree/walk_box.hpp"
 
 namespace hoshi {
 
@@ -60,10 +61,7 @@ struct WalkCounts {
   std::uint64_t m2l = 0;         // cells added to a group's local expansion, total
 };
 
-// A group: the sorted particles [begin, end).
-struct Group {
-  std::uint64_t begin, end;
-};
+// Group (the sorted particles [begin, end)) and GroupBox: tree/walk_box.hpp.
 
 // Groups covering every particle once, in Morton order: runs of consecutive sibling subtrees
 // with at most n_group particles together (so groups are near n_group in size, not n_group/8);
@@ -71,11 +69,7 @@ struct Group {
 // is cut into pieces of n_group.
 std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group);
 
-// Axis-aligned bounding box of a group's particles: centre and half-widths (double).
-struct GroupBox {
-  double cx, cy, cz;
-  double hx, hy, hz;
-};
+// Axis-aligned bounding box of a group's particles (GroupBox: tree/walk_box.hpp).
 GroupBox group_box(const TreeView& t, const Group& g);
 
 // The interaction list of a group: nodes used as multipoles and leaves opened.
@@ -112,5 +106,10 @@ WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, co
                                double* ax, double* ay, double* az, double* pot);
 WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                             double* ax, double* ay, double* az, double* pot);
+// The CPU mirror of the CUDA group mode: make_groups(cfg.n_group) groups, every target walking
+// its group's box (walk_box.hpp) with the group's smallest alpha_a; no local expansions. Same
+// output convention as above.
+WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
+                           double* ax, double* ay, double* az, double* pot);
 
 }  // namespace hoshi

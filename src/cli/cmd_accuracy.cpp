@@ -66,9 +66,10 @@ int cmd_accuracy(int argc, char** argv) {
       throw std::invalid_argument("invalid --order value '" + s + "' (expected 1 or 2)");
     orders.push_back(s[0] - '0');
   }
-  std::vector<WalkKind> walks;
+  // "auto" in the walk list: the backend's default walk (resolve_auto), as std::nullopt.
+  std::vector<std::optional<WalkKind>> walks;
   for (const auto& s : parse_string_list(r["walk"].as<std::string>()))
-    walks.push_back(parse_walk(s));
+    walks.push_back(s == "auto" ? std::nullopt : std::optional(parse_walk(s)));
   if (criteria.empty() || orders.empty() || walks.empty())
     throw std::invalid_argument("--criterion, --order and --walk need at least one value");
   for (double t : thetas) {
@@ -105,8 +106,10 @@ int cmd_accuracy(int argc, char** argv) {
   const double n = static_cast<double>(p.size());
   for (const std::optional<Criterion>& crit_opt : criteria)
     for (int order : orders)
-      for (WalkKind walk : walks)
+      for (const std::optional<WalkKind>& walk_opt : walks)
         for (double theta : thetas) {
+          // Until make_solver resolves "auto" for the backend: the CPU's choice.
+          const WalkKind walk = walk_opt ? *walk_opt : WalkKind::group;
           const Criterion crit = crit_opt ? *crit_opt : default_criterion(base.backend, walk);
           // --alpha varies the relative criterion's rows only.
           const std::size_t n_alpha = crit == Criterion::relative ? alphas.size() : 1;
@@ -118,6 +121,7 @@ int cmd_accuracy(int argc, char** argv) {
             c.tree.alpha = c.tree.alpha_auto ? default_alpha(base.backend, walk) : alphas[ka];
             c.tree.order = order;
             c.tree.walk = walk;
+            c.tree.walk_auto = !walk_opt;           // make_solver resolves it for the backend
             c.tree.theta_auto = std::isnan(theta);  // make_solver resolves it for the backend
             c.tree.theta = std::isnan(theta) ? default_theta(base.backend, walk) : theta;
             auto solver = make_solver(c, p.size());
@@ -134,14 +138,14 @@ int cmd_accuracy(int argc, char** argv) {
             char line[512];
             std::snprintf(line, sizeof line,
                           "%s,%d,%s,%g,%s,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.1f,%.1f,%.4f",
-                          to_string(crit).c_str(), order, to_string(walk).c_str(), used.tree.theta,
-                          alpha, e.p50, e.p90, e.p99, e.p999, e.max, e.pot_p50, e.pot_p99,
-                          st.pp / n, st.pc / n, st.total_seconds);
+                          to_string(crit).c_str(), order, to_string(used.tree.walk).c_str(),
+                          used.tree.theta, alpha, e.p50, e.p90, e.p99, e.p999, e.max, e.pot_p50,
+                          e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
             csv << line << "\n";
             std::printf(
                 "%-9s %5d %-8s %6g %7s %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %9.1f "
                 "%9.1f %9.4f\n",
-                to_string(crit).c_str(), order, to_string(walk).c_str(), used.tree.theta,
+                to_string(crit).c_str(), order, to_string(used.tree.walk).c_str(), used.tree.theta,
                 *alpha ? alpha : "-", e.p50, e.p90, e.p99, e.p999, e.max, e.pot_p50, e.pot_p99,
                 st.pp / n, st.pc / n, st.total_seconds);
             std::fflush(stdout);

@@ -72,8 +72,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "softening kernel: plummer or spline (Gadget cubic spline, Newtonian beyond 2.8 eps)",
       cxxopts::value<std::string>()->default_value("plummer"))(
       "theta",
-      "tree opening angle; auto: 0.65 for the CPU group walk, 0.5 for the per-particle walk "
-      "and CUDA (both near a 99th-percentile error of 1e-3)",
+      "tree opening angle; auto: 0.65 for the CPU group walk, 0.5 for the per-particle walks, "
+      "0.6 for the CUDA group mode (each near a 99th-percentile error of 1e-3 with barnes94)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "criterion",
       "opening criterion: bh, barnes94, bmax or relative (Gadget's, with the previous "
@@ -84,8 +84,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       cxxopts::value<std::string>()->default_value("2"))(
       "alpha",
       "relative criterion tolerance (Gadget's ErrTolForceAcc); auto: 0.02 for the CPU group "
-      "walk (p99 error 1.0e-3 at N = 1e6), 0.0015 for the per-particle walk and CUDA (p99 "
-      "7e-4)",
+      "walk (p99 error 1.0e-3 at N = 1e6), 0.0015 for the per-particle walks (p99 7e-4), 0.004 "
+      "for the CUDA group mode (p99 6e-4)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "n-leaf", "tree: at most this many particles per leaf",
       cxxopts::value<std::string>()->default_value("16"))(
@@ -96,8 +96,12 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "a larger target above it; relative criterion: theta^3 -> 13.7 alpha) enter its local "
       "Taylor expansion of degree 5 instead of a term per particle; 0 turns this off",
       cxxopts::value<std::string>()->default_value("0.37"))(
-      "walk", "tree walk on the CPU: group (fast) or particle (mirror of the GPU kernel)",
-      cxxopts::value<std::string>()->default_value("group"))(
+      "walk",
+      "tree walk: group (criterion per group box; CPU: SIMD list x group, the fast path; CUDA: "
+      "a warp per group of <= 32, every lane on the box's path) or particle (criterion per "
+      "particle; CUDA: a thread per particle; CPU: its mirror); auto: group on the CPU, "
+      "particle on CUDA",
+      cxxopts::value<std::string>()->default_value("auto"))(
       "G", "gravitational constant", cxxopts::value<std::string>()->default_value("1"))(
       "precision", "direct solver arithmetic: float (fast SIMD) or double (reference)",
       cxxopts::value<std::string>()->default_value("float"));
@@ -111,7 +115,8 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.eps = number(r, "softening");
   c.softening = parse_softening(r["kernel"].as<std::string>());
   c.G = number(r, "G");
-  c.tree.walk = parse_walk(r["walk"].as<std::string>());
+  c.tree.walk_auto = r["walk"].as<std::string>() == "auto";
+  c.tree.walk = c.tree.walk_auto ? WalkKind::group : parse_walk(r["walk"].as<std::string>());
   // "auto" values are resolved by make_solver once the backend is known; until then the CPU's.
   c.tree.criterion_auto = r["criterion"].as<std::string>() == "auto";
   c.tree.criterion = c.tree.criterion_auto ? default_criterion(c.backend, c.tree.walk)

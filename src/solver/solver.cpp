@@ -117,6 +117,8 @@ std::string to_string(SolverKind k) {
 }
 SolverConfig resolve_auto(SolverConfig c, Backend backend) {
   c.backend = backend;
+  if (c.tree.walk_auto)
+    c.tree.walk = backend == Backend::cuda ? WalkKind::particle : WalkKind::group;
   if (c.tree.theta_auto) c.tree.theta = default_theta(backend, c.tree.walk);
   if (c.tree.criterion_auto) c.tree.criterion = default_criterion(backend, c.tree.walk);
   if (c.tree.alpha_auto) c.tree.alpha = default_alpha(backend, c.tree.walk);
@@ -124,13 +126,15 @@ SolverConfig resolve_auto(SolverConfig c, Backend backend) {
 }
 
 double default_theta(Backend backend, WalkKind walk) {
-  return backend != Backend::cuda && walk == WalkKind::group ? kThetaGroupWalk : kThetaParticleWalk;
+  if (walk == WalkKind::particle) return kThetaParticleWalk;
+  return backend == Backend::cuda ? kThetaCudaGroupWalk : kThetaGroupWalk;
 }
 Criterion default_criterion(Backend, WalkKind) {
   return Criterion::relative;  // every walk; the tolerance differs (default_alpha)
 }
 double default_alpha(Backend backend, WalkKind walk) {
-  return backend != Backend::cuda && walk == WalkKind::group ? kAlphaGroupWalk : kAlphaParticleWalk;
+  if (walk == WalkKind::particle) return kAlphaParticleWalk;
+  return backend == Backend::cuda ? kAlphaCudaGroupWalk : kAlphaGroupWalk;
 }
 
 std::string to_string(Backend b) {

@@ -25,6 +25,10 @@ enum class WalkKind { group, particle };
 // (N = 3e5), which keeps theta 0.5 (8.5e-4).
 inline constexpr double kThetaGroupWalk = 0.65;
 inline constexpr double kThetaParticleWalk = 0.5;
+// The CUDA group mode (a warp per group of <= kCudaGroupSize particles, every lane walking the
+// group's box; tree/walk_box.hpp): barnes94 at 0.6 has p99 9.7e-4 at N = 1e5 (its CPU mirror).
+inline constexpr double kThetaCudaGroupWalk = 0.6;
+inline constexpr int kCudaGroupSize = 32;
 
 // Default criterion and tolerance ("--criterion auto", "--alpha auto"): Gadget's relative
 // criterion for every walk (from the second evaluation on, when |a_old| exists; the first uses
@@ -36,6 +40,10 @@ inline constexpr double kThetaParticleWalk = 0.5;
 // 0.53x its terms (0.61-0.67x its CPU time). docs/perf-tree.md, "Default criterion".
 inline constexpr double kAlphaGroupWalk = 0.02;
 inline constexpr double kAlphaParticleWalk = 0.0015;
+// The CUDA group mode, measured on its CPU mirror (walk_tree_boxes, docs/perf-gpu.md): alpha
+// 0.004 gives p99 6.6e-4 / 6.1e-4 at N = 1e5 / 2^20 with 1602 / 1486 terms per particle, the
+// per-particle default's accuracy for 1.07-1.26x its terms, and no divergence within a warp.
+inline constexpr double kAlphaCudaGroupWalk = 0.004;
 
 // The CPU group walk evaluates accepted cells farther than (target radius) / rho from a group
 // or one of its big ancestors through that target's local expansion (degree 5), with
@@ -59,6 +67,8 @@ struct TreeParams {
   // Group walk: the coefficient R of local_ratio_for (above); 0 turns local expansions off.
   double local_ratio = kLocalRatio;
   WalkKind walk = WalkKind::group;
+  bool walk_auto = false;  // true ("--walk auto"): the group walk on the CPU, the per-particle
+                           // walk on CUDA (resolve_auto)
 };
 
 struct SolverConfig {
@@ -72,11 +82,13 @@ struct SolverConfig {
 };
 
 // The opening angle of "--theta auto": kThetaGroupWalk for the CPU group walk,
-// kThetaParticleWalk for the per-particle walk and for the CUDA backend (whose kernel is the
-// per-particle walk). make_solver calls it with the backend it resolved (cpu or cuda).
+// kThetaCudaGroupWalk for the CUDA group mode, kThetaParticleWalk for the per-particle walks
+// (CPU and CUDA). make_solver calls it with the backend it resolved (cpu or cuda; automatic
+// counts as cpu).
 double default_theta(Backend backend, WalkKind walk);
 // "--criterion auto" and "--alpha auto" (above): relative, with alpha kAlphaGroupWalk for the CPU
-// group walk and kAlphaParticleWalk for the per-particle walk and CUDA.
+// group walk, kAlphaCudaGroupWalk for the CUDA group mode and kAlphaParticleWalk for the
+// per-particle walks.
 Criterion default_criterion(Backend backend, WalkKind walk);
 double default_alpha(Backend backend, WalkKind walk);
 // c with backend = `backend` (cpu or cuda) and its "auto" tree settings (theta_auto,
