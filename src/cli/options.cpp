@@ -115,8 +115,11 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.eps = number(r, "softening");
   c.softening = parse_softening(r["kernel"].as<std::string>());
   c.G = number(r, "G");
-  c.tree.walk_auto = r["walk"].as<std::string>() == "auto";
-  c.tree.walk = c.tree.walk_auto ? WalkKind::group : parse_walk(r["walk"].as<std::string>());
+  const std::string walk = r["walk"].as<std::string>();
+  c.tree.walk_auto = walk == "auto";
+  if (!c.tree.walk_auto && walk != "group" && walk != "particle")
+    throw std::invalid_argument("invalid --walk '" + walk + "' (expected auto|group|particle)");
+  c.tree.walk = c.tree.walk_auto ? WalkKind::group : parse_walk(walk);
   // "auto" values are resolved by make_solver once the backend is known; until then the CPU's.
   c.tree.criterion_auto = r["criterion"].as<std::string>() == "auto";
   c.tree.criterion = c.tree.criterion_auto ? default_criterion(c.backend, c.tree.walk)
