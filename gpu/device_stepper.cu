@@ -193,7 +193,20 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
   s.vz.upload(p.vz.data(), n);
   s.m.upload(p.m.data(), n);
   s.acc.resize(n);
-  if (n) HOSHI_CUDA_CHECK(cudaMemsetAsync(s.acc.data(), 0, n * sizeof(float4)));
+  if (n > 0 && p.ax.size() == n && has_accelerations(p)) {
+    // A continued run: p's accelerations and potentials (float values stored as doubles, so
+    // exact) are those of its state, and the relative criterion's |a_old|; computing them
+    // again would differ from the uninterrupted run's (solvers take |a_old| from p the same way).
+    std::vector<float4> a(n);
+    for (std::size_t i = 0; i < n; ++i)
+      a[i] = make_float4(static_cast<float>(p.ax[i]), static_cast<float>(p.ay[i]),
+                         static_cast<float>(p.az[i]),
+                         p.pot.size() == n ? static_cast<float>(p.pot[i]) : 0.0f);
+    s.acc.upload(a.data(), n);
+    s.have_forces = true;
+  } else if (n > 0) {
+    HOSHI_CUDA_CHECK(cudaMemsetAsync(s.acc.data(), 0, n * sizeof(float4)));
+  }
   if (s.kind == SolverKind::direct) {
     s.pos4.resize(n);
   } else {

@@ -28,9 +28,11 @@ struct DeviceEnergies {
 
 class DeviceStepper {
  public:
-  // Uploads p's positions, velocities and masses. config.solver picks direct or tree (auto:
-  // by N as make_solver does); float32 kernels only. Throws std::invalid_argument when no
-  // device is present or the configuration is invalid.
+  // Uploads p's positions, velocities and masses, and its accelerations and potentials when it
+  // holds any (a continued run: they are its state's, and the relative criterion's |a_old|, as
+  // the solvers take them from p). config.solver picks direct or tree (auto: by N as
+  // make_solver does); float32 kernels only. Throws std::invalid_argument when no device is
+  // present or the configuration is invalid.
   DeviceStepper(const SolverConfig& config, const ParticleSet& p);
   ~DeviceStepper();
   DeviceStepper(const DeviceStepper&) = delete;

@@ -10,6 +10,7 @@
 
 #include "core/checks.hpp"
 #include "integrator/leapfrog.hpp"
+#include "tree/tree_solver.hpp"  // has_accelerations
 #ifdef HOSHI_HAVE_CUDA
 #include <memory>
 
@@ -159,8 +160,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
 
   // A continued run already holds the accelerations of its state: computing them again
   // could differ (the relative criterion uses the previous step's |a|). The device stepper
-  // keeps its own accelerations and computes them once at the start either way.
-  if (!start || lf.on_device()) accumulate(res.seconds, lf.initialise());
+  // took them from p (DeviceStepper's constructor).
+  if (!start || !has_accelerations(p)) accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
   const double e0 = start ? start->e0 : res.initial.total;
   auto rel_err = [&](const Diagnostics& d) {
