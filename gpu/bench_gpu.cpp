@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
       SolverConfig c;
       c.tree = tp;
       c.tree.walk = w;
+      c.tree.walk_auto = false;
       tree_settings.push_back(resolve_auto(c, Backend::cuda).tree);
     }
     std::cout << hoshi::gpu::device_report();

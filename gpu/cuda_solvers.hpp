@@ -15,7 +15,8 @@ namespace hoshi::gpu {
 // Throws std::invalid_argument when no CUDA device is present.
 std::unique_ptr<GravitySolver> make_cuda_direct_solver(const SolverConfig& config);
 
-// Host-built octree uploaded to the device and walked per particle (gpu/tree_walk.cu).
+// Host-built octree uploaded to the device and walked per particle, or a warp per group with
+// --walk group (gpu/tree_walk.cu).
 // ForceStats phases: "keys", "sort", "build" (host tree build, as the CPU solver reports
 // them), "upload", "walk" (kernel, CUDA events), "download".
 std::unique_ptr<GravitySolver> make_cuda_tree_solver(const SolverConfig& config);

@@ -9,7 +9,8 @@
 //   down:   sorted keys (8 B), index (4 B), sorted x, y, z (24 B) per particle
 //   host:   build_octree from the sorted keys, compute_multipoles (the CPU solver's code)
 //   up:     the nodes (128 B per node, about N / 4 nodes at n_leaf 16)
-//   device: per-particle walk, accelerations written in the stepper's (input) order.
+//   device: per-particle walk (or the group mode, groups from make_groups on the host, 16 B per
+//           group up), accelerations written in the stepper's (input) order.
 #include <cmath>
 #include <limits>
 #include <stdexcept>

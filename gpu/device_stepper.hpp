@@ -1,9 +1,9 @@
 // Device-resident stepping (plain C++ header; implementation in gpu/device_stepper.cu).
 //
 // Positions, velocities and masses live on the device in double for the whole run; kick and
-// drift run there, forces are computed there (direct kernel, or the per-particle tree walk
-// over a tree the host builds). Per step only what the host tree build needs crosses PCIe;
-// docs/perf-gpu.md lists the transfers and phases. Particle order on the device never
+// drift run there, forces are computed there (direct kernel, or the tree walk, per particle or
+// a warp per group, over a tree the host builds). Per step only what the host tree build needs
+// crosses PCIe; docs/perf-gpu.md lists the transfers and phases. Particle order on the device never
 // changes: download() returns the particles in the order they were given.
 //
 // Use in a kick-drift-kick leapfrog (what `hoshi run --backend cuda` does):

@@ -1,6 +1,9 @@
-// Per-particle tree walk on the device: one thread per (Morton-sorted) target, each calling the
-// HOSTDEV walk_particle of tree/walk_particle.hpp, the same function the CPU per-particle walk
-// calls, on a TreeView whose pointers are device pointers.
+// Tree walks on the device, on a TreeView whose pointers are device pointers: per particle, one
+// thread per (Morton-sorted) target calling the HOSTDEV walk_particle of tree/walk_particle.hpp,
+// the same function the CPU per-particle walk calls; and the group mode, a warp per group whose
+// lanes call walk_box_target (tree/walk_box.hpp), the function of the CPU mirror
+// walk_tree_boxes. Both launchers take blocks of whole warps (TreePolicy::block, a multiple of
+// 32; anything else is an std::invalid_argument).
 //
 // Upload decision: TreeView holds double positions (tree_view.hpp: the walk subtracts in
 // double, then rounds the difference to float, so float error follows the local scale). The

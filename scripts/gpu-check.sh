@@ -74,7 +74,7 @@ for t in "$bin"/test_*; do
   # only their CUDA instances (named .../cuda_*) run here.
   filter=()
   case "$name" in test_gpu_* | test_cuda_*) ;; *) filter=(--gtest_filter='*cuda*') ;; esac
-  if "$t" "${filter[@]}" >"$tmp/$name.txt" 2>&1; then
+  if "$t" ${filter[@]+"${filter[@]}"} >"$tmp/$name.txt" 2>&1; then
     echo "PASS $name: $(grep -cE '^\[ +OK \]' "$tmp/$name.txt" || true) ok," \
       "$(grep -cE '^\[ +SKIPPED \] .*\(' "$tmp/$name.txt" || true) skipped" | tee -a "$log"
   else

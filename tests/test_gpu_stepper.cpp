@@ -32,6 +32,7 @@ SolverConfig config(StepperCase k) {
   c.backend = Backend::cuda;
   c.eps = 0.02;
   c.tree.walk = k.walk;
+  c.tree.walk_auto = false;
   c.tree.criterion = k.criterion;
   c.tree.alpha = default_alpha(Backend::cuda, k.walk);
   return c;
@@ -190,6 +191,10 @@ TEST_P(Stepper, RunLoopStepsOnTheDevice) {
   // the CPU float solver: two float kernels differing by round-off (~1e-6 relative in a),
   // leapfrog over 32 steps of 1/128 in a Plummer sphere (t_dyn ~ 1): the energies agree far
   // better than the integrator's own error, to 1e-5 relative; the tree adds its opening flips.
+  // The run loop's CPU reference is make_solver's: it has no mirror of the group mode, which
+  // ForcesEqualTheCudaSolver, LeapfrogMatchesTheHostLoop and test_gpu_tree check instead.
+  if (GetParam().walk == WalkKind::group)
+    GTEST_SKIP() << "no CPU run loop with the group mode's interaction sets";
   RunConfig cfg;
   cfg.t_end = 0.25;
   cfg.dt = 1.0 / 128;

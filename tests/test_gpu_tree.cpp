@@ -64,6 +64,7 @@ SolverConfig tree_config(Backend b, const TreeCase& c) {
   cfg.tree.order = c.order;
   cfg.tree.theta = 0.5;
   cfg.tree.walk = c.walk;
+  cfg.tree.walk_auto = false;
   return cfg;
 }
 

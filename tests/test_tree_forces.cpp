@@ -14,13 +14,14 @@
 // with a factor 2 margin); the scaling tests check the theta^(p+1) law.
 //
 // One test body, every tree solver: the TEST_P suites (TreeForcesOn, Plummer100kOn) run on the
-// CPU group walk (the default), the CPU per-particle walk and the CUDA per-particle walk (the
-// same HOSTDEV walk_particle on the device); the CUDA instances skip with the reason when
-// hoshi is built without CUDA or no device is present. The CUDA walk differs from the CPU
-// per-particle walk only by rounding (rsqrtf, FMA contraction; tests/test_gpu_tree.cpp), so the
-// per-particle bounds hold for it unchanged. The counting checks test the shared walk functions
-// themselves; the group walk's own features (local expansions, the relative default, thread
-// independence) are TESTs of the CPU solver.
+// CPU group walk (the default), the CPU per-particle walk, the CPU mirror of the CUDA group
+// mode (tests/box_mirror_solver.hpp), and the two CUDA walks (per particle: the same HOSTDEV
+// walk_particle on the device; group mode: walk_box_target per lane); the CUDA instances skip
+// with the reason when hoshi is built without CUDA or no device is present. Each CUDA walk
+// differs from its CPU counterpart only by rounding (rsqrtf, FMA contraction;
+// tests/test_gpu_tree.cpp), so the bounds hold for it unchanged. The counting checks test the
+// shared walk functions themselves; the group walk's own features (local expansions, the relative
+// default, thread independence) are TESTs of the CPU solver.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -88,6 +89,7 @@ TreeConfig tree_config(double theta, int order, TreeVariant v,
   c.tree.theta = theta;
   c.tree.order = order;
   c.tree.walk = v.walk;
+  c.tree.walk_auto = false;
   c.tree.criterion = criterion;
   c.box_mirror = v.box_mirror;
   return c;
@@ -482,6 +484,9 @@ TEST_P(Plummer100kOn, CriteriaAndRelativeSecondCall) {
   for (int call = 0; call < 2; ++call) {
     SCOPED_TRACE("call " + std::to_string(call));
     s->compute(p);
+    if (const auto* tree = dynamic_cast<const TreeSolver*>(s.get())) {
+      EXPECT_EQ(tree->criterion_used(), Criterion::relative);
+    }
     const Errors e = errors(p, d.targets, d.ref);
     EXPECT_LT(e.p(0.5), c.tree.alpha);
     EXPECT_LT(e.p(0.99), 4 * c.tree.alpha);

@@ -89,7 +89,9 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       cxxopts::value<std::string>()->default_value("auto"))(
       "n-leaf", "tree: at most this many particles per leaf",
       cxxopts::value<std::string>()->default_value("16"))(
-      "n-group", "tree: at most this many particles per walk group",
+      "n-group",
+      "tree: at most this many particles per group of the CPU group walk (the CUDA group mode's "
+      "groups are a warp: 32)",
       cxxopts::value<std::string>()->default_value("128"))(
       "local-ratio",
       "tree group walk: cells farther than 1 / (R theta^((order+1)/5)) radii from a group (or "
@@ -117,8 +119,6 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.G = number(r, "G");
   const std::string walk = r["walk"].as<std::string>();
   c.tree.walk_auto = walk == "auto";
-  if (!c.tree.walk_auto && walk != "group" && walk != "particle")
-    throw std::invalid_argument("invalid --walk '" + walk + "' (expected auto|group|particle)");
   c.tree.walk = c.tree.walk_auto ? WalkKind::group : parse_walk(walk);
   // "auto" values are resolved by make_solver once the backend is known; until then the CPU's.
   c.tree.criterion_auto = r["criterion"].as<std::string>() == "auto";

@@ -184,8 +184,10 @@ Softening parse_softening(const std::string& s) {
                                "--kernel");
 }
 WalkKind parse_walk(const std::string& s) {
-  return parse_enum<WalkKind>(s, {{"group", WalkKind::group}, {"particle", WalkKind::particle}},
-                              "--walk");
+  // "auto" is the callers' (TreeParams::walk_auto), named here so that the message lists it.
+  if (s != "group" && s != "particle")
+    throw std::invalid_argument("invalid --walk '" + s + "' (expected auto|group|particle)");
+  return s == "group" ? WalkKind::group : WalkKind::particle;
 }
 Precision parse_precision(const std::string& s) {
   return parse_enum<Precision>(s, {{"float", Precision::float32}, {"double", Precision::float64}},

@@ -67,8 +67,9 @@ struct TreeParams {
   // Group walk: the coefficient R of local_ratio_for (above); 0 turns local expansions off.
   double local_ratio = kLocalRatio;
   WalkKind walk = WalkKind::group;
-  bool walk_auto = false;  // true ("--walk auto"): the group walk on the CPU, the per-particle
-                           // walk on CUDA (resolve_auto)
+  // true (the default, "--walk auto"): resolve_auto sets walk to the group walk on the CPU and
+  // the per-particle walk on CUDA. Code that sets walk itself sets walk_auto = false too.
+  bool walk_auto = true;
 };
 
 struct SolverConfig {
@@ -91,9 +92,9 @@ double default_theta(Backend backend, WalkKind walk);
 // per-particle walks.
 Criterion default_criterion(Backend backend, WalkKind walk);
 double default_alpha(Backend backend, WalkKind walk);
-// c with backend = `backend` (cpu or cuda) and its "auto" tree settings (theta_auto,
-// criterion_auto, alpha_auto) set to the defaults above for that backend. make_solver and
-// the device stepper call it: a configuration filled in for "--backend auto" holds the CPU's
+// c with backend = `backend` (cpu or cuda) and its "auto" tree settings (walk_auto first, then
+// theta_auto, criterion_auto, alpha_auto) set to the defaults above for that backend. make_solver
+// and the device stepper call it: a configuration filled in for "--backend auto" holds the CPU's
 // values until the backend is known.
 SolverConfig resolve_auto(SolverConfig c, Backend backend);
 
