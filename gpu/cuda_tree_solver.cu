@@ -13,7 +13,6 @@
 #include "gpu/tree_walk.cuh"
 #include "tree/octree.hpp"
 #include "tree/tree_solver.hpp"
-#include "tree/tree_walk.hpp"
 
 namespace hoshi::gpu {
 
@@ -57,22 +56,14 @@ class CudaTreeSolver final : public GravitySolver {
     }
     dtree_.upload(tree_.view());
     d_order_.upload(h_order_.data(), n);
-    const bool groups = c_.tree.walk == WalkKind::group;
-    if (groups) {
-      h_groups_ = make_groups(tree_.nodes, kCudaGroupSize);
-      d_groups_.upload(h_groups_.data(), h_groups_.size());
-    }
+    if (c_.tree.walk == WalkKind::group) dtree_.upload_groups(tree_.nodes);
     d_acc_.resize(n);
     HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
     st.seconds["upload"] = sw.seconds();
 
     start_.record();
-    const InteractionCounts counts =
-        groups ? tree_walk_groups(dtree_.view(), d_groups_.data(), h_groups_.size(),
-                                  walk_params_for(c_, used), d_alpha, c_.G, d_order_.data(),
-                                  d_acc_.data(), counters_)
-               : tree_walk(dtree_.view(), walk_params_for(c_, used), d_alpha, c_.G, d_order_.data(),
-                           d_acc_.data(), counters_);
+    const InteractionCounts counts = dtree_.walk(c_.tree.walk, walk_params_for(c_, used), d_alpha,
+                                                 c_.G, d_order_.data(), d_acc_.data(), counters_);
     stop_.record();
     st.seconds["walk"] = 1e-3 * stop_.ms_since(start_);
 
@@ -102,8 +93,6 @@ class CudaTreeSolver final : public GravitySolver {
   std::vector<std::uint32_t> h_order_;
   std::vector<float> h_alpha_;
   std::vector<float4> h_acc_;
-  std::vector<Group> h_groups_;
-  DeviceBuffer<Group> d_groups_;
   DeviceTree dtree_;
   DeviceBuffer<std::uint32_t> d_order_;
   DeviceBuffer<float> d_alpha_;

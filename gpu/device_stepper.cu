@@ -26,7 +26,6 @@
 #include "gpu/tree_walk.cuh"
 #include "tree/octree.hpp"
 #include "tree/tree_solver.hpp"
-#include "tree/tree_walk.hpp"
 
 namespace hoshi::gpu {
 
@@ -45,8 +44,6 @@ struct DeviceStepper::Impl {
   DeviceBuffer<std::uint32_t> index, order;
   DeviceBuffer<float> alpha_a;
   DeviceBuffer<unsigned long long> counters;
-  DeviceBuffer<Group> groups;  // --walk group: make_groups(kCudaGroupSize) of the host build
-  std::vector<Group> h_groups;
   DeviceTree dtree;
   Octree host_tree;
   std::vector<std::uint32_t> h_order;
@@ -131,11 +128,7 @@ struct DeviceStepper::Impl {
     // upload the nodes
     sw.restart();
     dtree.upload_nodes(t.view());
-    const bool group_mode = c.tree.walk == WalkKind::group;
-    if (group_mode) {
-      h_groups = make_groups(t.nodes, kCudaGroupSize);
-      groups.upload(h_groups.data(), h_groups.size());
-    }
+    if (c.tree.walk == WalkKind::group) dtree.upload_groups(t.nodes);
     const float* d_alpha = nullptr;
     if (used == Criterion::relative) {
       alpha_a.resize(n);
@@ -146,12 +139,8 @@ struct DeviceStepper::Impl {
     st.seconds["upload"] = sw.seconds();
     // walk
     e0.record();
-    const InteractionCounts counts =
-        group_mode ? tree_walk_groups(dtree.view(), groups.data(), h_groups.size(),
-                                      walk_params_for(c, used), d_alpha, c.G, order.data(),
-                                      acc.data(), counters)
-                   : tree_walk(dtree.view(), walk_params_for(c, used), d_alpha, c.G, order.data(),
-                               acc.data(), counters);
+    const InteractionCounts counts = dtree.walk(c.tree.walk, walk_params_for(c, used), d_alpha, c.G,
+                                                order.data(), acc.data(), counters);
     e1.record();
     st.seconds["walk"] = elapsed();
     st.pp = counts.pp;

@@ -6,10 +6,24 @@
 
 #include "gpu/launch_geometry.hpp"
 #include "gpu/tree_walk.cuh"
+#include "tree/tree_walk.hpp"
 
 namespace hoshi::gpu {
 
 namespace {
+
+// Interaction counts: warp sums, one atomic per warp. Every lane of the warp calls it.
+__device__ inline void add_counts(unsigned long long pp, unsigned long long pc,
+                                  unsigned long long* d_counts) {
+  for (int o = 16; o > 0; o /= 2) {
+    pp += __shfl_down_sync(0xffffffffu, pp, o);
+    pc += __shfl_down_sync(0xffffffffu, pc, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&d_counts[0], pp);
+    atomicAdd(&d_counts[1], pc);
+  }
+}
 
 __global__ void tree_walk_kernel(TreeView t, WalkParams<float> w,
                                  const float* __restrict__ d_alpha_a, float G,
@@ -26,15 +40,7 @@ __global__ void tree_walk_kernel(TreeView t, WalkParams<float> w,
     pp = f.pp;
     pc = f.pc;
   }
-  // Interaction counts: warp sums, one atomic per warp.
-  for (int o = 16; o > 0; o /= 2) {
-    pp += __shfl_down_sync(0xffffffffu, pp, o);
-    pc += __shfl_down_sync(0xffffffffu, pc, o);
-  }
-  if ((threadIdx.x & 31) == 0) {
-    atomicAdd(&d_counts[0], pp);
-    atomicAdd(&d_counts[1], pc);
-  }
+  add_counts(pp, pc, d_counts);
 }
 
 // The group mode: a warp per group (make_groups with kCudaGroupSize; a group of any size is
@@ -86,21 +92,7 @@ __global__ void tree_walk_groups_kernel(TreeView t, const Group* __restrict__ gr
       pc += f.pc;
     }
   }
-  for (int o = 16; o > 0; o /= 2) {
-    pp += __shfl_down_sync(0xffffffffu, pp, o);
-    pc += __shfl_down_sync(0xffffffffu, pc, o);
-  }
-  if (lane == 0) {
-    atomicAdd(&d_counts[0], pp);
-    atomicAdd(&d_counts[1], pc);
-  }
-}
-
-void check_block(int block) {
-  // The counters' warp sums (and the group mode's warps) need whole warps.
-  if (block <= 0 || block % 32 != 0 || block > 1024)
-    throw std::invalid_argument("tree_walk: block size " + std::to_string(block) +
-                                " is not a multiple of 32 in [32, 1024]");
+  add_counts(pp, pc, d_counts);
 }
 
 }  // namespace
@@ -128,27 +120,43 @@ void DeviceTree::upload_nodes(const TreeView& t, cudaStream_t stream) {
   view_.m = m_.data();
 }
 
+namespace {
+
+// Zeroes the two counters, runs launch(blocks, d_counts) (one kernel launch on `stream` over
+// `threads` threads in blocks of policy.block), checks it and returns the counts.
+template <class Launch>
+InteractionCounts counted_launch(std::size_t threads, const TreePolicy& policy, const char* what,
+                                 DeviceBuffer<unsigned long long>& counters, cudaStream_t stream,
+                                 Launch&& launch) {
+  // The counters' warp sums (and the group mode's warps) need whole warps.
+  if (policy.block <= 0 || policy.block % 32 != 0 || policy.block > 1024)
+    throw std::invalid_argument(std::string(what) + ": block size " + std::to_string(policy.block) +
+                                " is not a multiple of 32 in [32, 1024]");
+  const std::size_t blocks = elementwise_blocks(threads, policy.block);
+  if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    throw std::invalid_argument(std::string(what) + ": too many threads for one launch");
+  counters.resize(2);
+  HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
+  launch(static_cast<unsigned>(blocks), counters.data());
+  HOSHI_CUDA_CHECK_LAUNCH();
+  unsigned long long h[2];
+  counters.download(h, 2, stream);
+  return {h[0], h[1]};
+}
+
+}  // namespace
+
 InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
                             const float* d_alpha_a, double G, const std::uint32_t* d_order,
                             float4* d_out, DeviceBuffer<unsigned long long>& counters,
                             cudaStream_t stream, const TreePolicy& policy) {
-  InteractionCounts c;
-  const std::size_t n = d_view.n_particles;
-  if (n == 0 || d_view.n_nodes == 0) return c;
-  counters.resize(2);
-  HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
-  check_block(policy.block);
-  const std::size_t blocks = elementwise_blocks(n, policy.block);
-  if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::invalid_argument("tree_walk: too many particles for one launch");
-  tree_walk_kernel<<<static_cast<unsigned>(blocks), policy.block, 0, stream>>>(
-      d_view, w, d_alpha_a, static_cast<float>(G), d_order, d_out, counters.data());
-  HOSHI_CUDA_CHECK_LAUNCH();
-  unsigned long long h[2];
-  counters.download(h, 2, stream);
-  c.pp = h[0];
-  c.pc = h[1];
-  return c;
+  if (d_view.n_particles == 0 || d_view.n_nodes == 0) return {};
+  return counted_launch(d_view.n_particles, policy, "tree_walk", counters, stream,
+                        [&](unsigned blocks, unsigned long long* d_counts) {
+                          tree_walk_kernel<<<blocks, policy.block, 0, stream>>>(
+                              d_view, w, d_alpha_a, static_cast<float>(G), d_order, d_out,
+                              d_counts);
+                        });
 }
 
 InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
@@ -156,23 +164,28 @@ InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups
                                    const float* d_alpha, double G, const std::uint32_t* d_order,
                                    float4* d_out, DeviceBuffer<unsigned long long>& counters,
                                    cudaStream_t stream, const TreePolicy& policy) {
-  InteractionCounts c;
-  if (d_view.n_particles == 0 || d_view.n_nodes == 0 || n_groups == 0) return c;
-  check_block(policy.block);
-  counters.resize(2);
-  HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
-  const std::size_t blocks = elementwise_blocks(n_groups * 32, policy.block);
-  if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-    throw std::invalid_argument("tree_walk_groups: too many groups for one launch");
-  tree_walk_groups_kernel<<<static_cast<unsigned>(blocks), policy.block, 0, stream>>>(
-      d_view, d_groups, n_groups, w, d_alpha, static_cast<float>(G), d_order, d_out,
-      counters.data());
-  HOSHI_CUDA_CHECK_LAUNCH();
-  unsigned long long h[2];
-  counters.download(h, 2, stream);
-  c.pp = h[0];
-  c.pc = h[1];
-  return c;
+  if (d_view.n_particles == 0 || d_view.n_nodes == 0 || n_groups == 0) return {};
+  return counted_launch(n_groups * 32, policy, "tree_walk_groups", counters, stream,
+                        [&](unsigned blocks, unsigned long long* d_counts) {
+                          tree_walk_groups_kernel<<<blocks, policy.block, 0, stream>>>(
+                              d_view, d_groups, n_groups, w, d_alpha, static_cast<float>(G),
+                              d_order, d_out, d_counts);
+                        });
+}
+
+void DeviceTree::upload_groups(const std::vector<TreeNode>& nodes, cudaStream_t stream) {
+  h_groups_ = make_groups(nodes, kCudaGroupSize);
+  groups_.upload(h_groups_.data(), h_groups_.size(), stream);
+}
+
+InteractionCounts DeviceTree::walk(WalkKind walk, const WalkParams<float>& w, const float* d_alpha,
+                                   double G, const std::uint32_t* d_order, float4* d_out,
+                                   DeviceBuffer<unsigned long long>& counters,
+                                   cudaStream_t stream) const {
+  if (walk == WalkKind::group)
+    return tree_walk_groups(view_, groups_.data(), h_groups_.size(), w, d_alpha, G, d_order, d_out,
+                            counters, stream);
+  return tree_walk(view_, w, d_alpha, G, d_order, d_out, counters, stream);
 }
 
 }  // namespace hoshi::gpu

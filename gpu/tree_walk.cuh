@@ -17,8 +17,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "gpu/device_buffer.cuh"
+#include "solver/solver.hpp"
 #include "tree/tree_view.hpp"
 #include "tree/walk_box.hpp"
 #include "tree/walk_particle.hpp"
@@ -29,6 +31,10 @@ struct TreePolicy {
   int block = 128;  // threads per block of the walk kernel
 };
 
+struct InteractionCounts {
+  std::uint64_t pp = 0, pc = 0;
+};
+
 // Device copy of a host TreeView (nodes and sorted particles). view() has device pointers.
 class DeviceTree {
  public:
@@ -37,7 +43,15 @@ class DeviceTree {
   // Copies only the nodes, with the particles already on the device (device-resident
   // stepping: the sorted particles are gathered there).
   void upload_nodes(const TreeView& t, cudaStream_t stream = nullptr);
+  // The group mode's groups: make_groups of the host nodes (kCudaGroupSize particles at most).
+  void upload_groups(const std::vector<TreeNode>& nodes, cudaStream_t stream = nullptr);
   TreeView view() const { return view_; }
+  // The walk of every particle: tree_walk (WalkKind::particle) or tree_walk_groups over the
+  // uploaded groups (WalkKind::group); arguments as there.
+  InteractionCounts walk(WalkKind walk, const WalkParams<float>& w, const float* d_alpha, double G,
+                         const std::uint32_t* d_order, float4* d_out,
+                         DeviceBuffer<unsigned long long>& counters,
+                         cudaStream_t stream = nullptr) const;
   DeviceBuffer<double>& x() { return x_; }
   DeviceBuffer<double>& y() { return y_; }
   DeviceBuffer<double>& z() { return z_; }
@@ -49,11 +63,9 @@ class DeviceTree {
  private:
   DeviceBuffer<TreeNode> nodes_;
   DeviceBuffer<double> x_, y_, z_, m_;
+  std::vector<Group> h_groups_;
+  DeviceBuffer<Group> groups_;
   TreeView view_{};
-};
-
-struct InteractionCounts {
-  std::uint64_t pp = 0, pc = 0;
 };
 
 // Walks every sorted particle k of d_view: out[order ? order[k] : k] = (ax, ay, az, pot), G

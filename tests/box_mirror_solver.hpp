@@ -42,13 +42,8 @@ class BoxMirrorSolver final : public GravitySolver {
     build_tree_for(c_, used, p, tree_, st.seconds);
     std::vector<float> alpha_a;
     if (used == Criterion::relative) alpha_a = relative_alpha(c_, tree_, p);
-    TreeWalkConfig wc;
-    wc.criterion = used;
-    wc.order = c_.tree.order;
-    wc.softening = c_.softening;
-    wc.eps = c_.eps;
-    wc.G = c_.G;
-    wc.n_group = kCudaGroupSize;
+    TreeWalkConfig wc = walk_config_for(c_, used);
+    wc.n_group = kCudaGroupSize;  // the device's groups
     const WalkCounts counts = walk_tree_boxes(tree_, wc, alpha_a.empty() ? nullptr : alpha_a.data(),
                                               p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
     st.seconds["walk"] = 0;

@@ -47,6 +47,19 @@ std::vector<float> relative_alpha(const SolverConfig& c, const Octree& tree, con
   return alpha_a;
 }
 
+TreeWalkConfig walk_config_for(const SolverConfig& c, Criterion used) {
+  TreeWalkConfig wc;
+  wc.criterion = used;
+  wc.order = c.tree.order;
+  wc.softening = c.softening;
+  wc.eps = c.eps;
+  wc.G = c.G;
+  wc.n_group = c.tree.n_group;
+  wc.local_ratio =
+      local_ratio_for(c.tree.local_ratio, used, c.tree.theta, c.tree.alpha, c.tree.order);
+  return wc;
+}
+
 bool has_accelerations(const ParticleSet& p) {
   for (std::size_t i = 0; i < p.size(); ++i)
     if (p.ax[i] != 0 || p.ay[i] != 0 || p.az[i] != 0) return true;
@@ -105,15 +118,7 @@ ForceStats TreeSolver::compute_once(ParticleSet& p) {
   Stopwatch sw;
   std::vector<float> alpha_a;
   if (criterion_used_ == Criterion::relative) alpha_a = relative_alpha(c_, tree_, p);
-  TreeWalkConfig wc;
-  wc.criterion = criterion_used_;
-  wc.order = c_.tree.order;
-  wc.softening = c_.softening;
-  wc.eps = c_.eps;
-  wc.G = c_.G;
-  wc.n_group = c_.tree.n_group;
-  wc.local_ratio = local_ratio_for(c_.tree.local_ratio, criterion_used_, c_.tree.theta,
-                                   c_.tree.alpha, c_.tree.order);
+  const TreeWalkConfig wc = walk_config_for(c_, criterion_used_);
   const float* aa = alpha_a.empty() ? nullptr : alpha_a.data();
   WalkCounts counts;
   if (n > 0) {

@@ -20,6 +20,7 @@
 
 #include "solver/solver.hpp"
 #include "tree/octree.hpp"
+#include "tree/tree_walk.hpp"
 
 namespace hoshi {
 
@@ -73,6 +74,9 @@ ForceStats compute_with_bootstrap(const SolverConfig& c, ParticleSet& p, Once&& 
 // Shared by the CPU and CUDA tree solvers.
 void build_tree_for(const SolverConfig& c, Criterion used, const ParticleSet& p, Octree& tree,
                     PhaseTimes& times);
+
+// The CPU walks' settings for configuration c and the criterion of this evaluation.
+TreeWalkConfig walk_config_for(const SolverConfig& c, Criterion used);
 
 // The relative criterion's per-target threshold alpha |a_old| / G in tree (sorted) order.
 std::vector<float> relative_alpha(const SolverConfig& c, const Octree& tree, const ParticleSet& p);

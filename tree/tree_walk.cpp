@@ -21,6 +21,15 @@ WalkParams<float> walk_params(const TreeWalkConfig& c) {
   return make_walk_params<float>(c.criterion, c.order, c.softening, c.eps);
 }
 
+// Target i's force (without G) into the caller's arrays, G applied.
+inline void store_force(const ParticleForce<float>& f, double G, std::size_t i, double* ax,
+                        double* ay, double* az, double* pot) {
+  ax[i] = G * f.ax;
+  ay[i] = G * f.ay;
+  az[i] = G * f.az;
+  pot[i] = G * f.pot;
+}
+
 }  // namespace
 
 WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
@@ -34,11 +43,7 @@ WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, co
     const float aa = alpha_a ? alpha_a[k] : 0.0f;
     const ParticleForce<float> f =
         walk_particle<float>(t, static_cast<std::uint64_t>(k), t.x[k], t.y[k], t.z[k], w, aa);
-    const std::size_t i = tree.index[k];
-    ax[i] = cfg.G * f.ax;
-    ay[i] = cfg.G * f.ay;
-    az[i] = cfg.G * f.az;
-    pot[i] = cfg.G * f.pot;
+    store_force(f, cfg.G, tree.index[k], ax, ay, az, pot);
     pp += f.pp;
     pc += f.pc;
   }
@@ -67,11 +72,7 @@ WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const 
     for (std::uint64_t k = grp.begin; k < grp.end; ++k) {
       const ParticleForce<float> f =
           walk_box_target<float>(t, box, aa, k, t.x[k], t.y[k], t.z[k], w);
-      const std::size_t i = tree.index[k];
-      ax[i] = cfg.G * f.ax;
-      ay[i] = cfg.G * f.ay;
-      az[i] = cfg.G * f.az;
-      pot[i] = cfg.G * f.pot;
+      store_force(f, cfg.G, tree.index[k], ax, ay, az, pot);
       pp += f.pp;
       pc += f.pc;
     }

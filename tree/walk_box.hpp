@@ -96,9 +96,7 @@ HOSTDEV inline void walk_box_visit(const TreeView& t, const GroupBox& b, Criteri
                    static_cast<Real>(n.com_z - zi));
       i = n.next;
     } else if (n.first_child == 0) {
-      for (std::uint64_t j = n.begin; j < n.end; ++j)
-        visitor.particle(j, static_cast<Real>(t.x[j] - xi), static_cast<Real>(t.y[j] - yi),
-                         static_cast<Real>(t.z[j] - zi));
+      visit_leaf<Real>(t, n, xi, yi, zi, visitor);
       i = n.next;
     } else {
       i = n.first_child;

@@ -62,6 +62,16 @@ HOSTDEV inline bool node_accepted(const TreeNode& n, Real d2, Criterion criterio
   return mac_accept(d2, Real(n.rcrit2));
 }
 
+// visitor.particle(j, d) for every particle j of leaf n, d = x_j - x_target (double
+// difference, then Real). Shared by the per-particle and the box walk (walk_box.hpp).
+template <class Real, class Visitor>
+HOSTDEV inline void visit_leaf(const TreeView& t, const TreeNode& n, double xi, double yi,
+                               double zi, Visitor& visitor) {
+  for (std::uint64_t j = n.begin; j < n.end; ++j)
+    visitor.particle(j, static_cast<Real>(t.x[j] - xi), static_cast<Real>(t.y[j] - yi),
+                     static_cast<Real>(t.z[j] - zi));
+}
+
 // The walk itself, calling visitor.cell(node, dx, dy, dz) for every accepted node and
 // visitor.particle(j, dx, dy, dz) for every particle j of every opened leaf (the target's own
 // index included: the visitor decides). d = source - target, Real.
@@ -79,9 +89,7 @@ HOSTDEV inline void walk_particle_visit(const TreeView& t, double xi, double yi,
       visitor.cell(n, dx, dy, dz);
       i = n.next;
     } else if (n.first_child == 0) {
-      for (std::uint64_t j = n.begin; j < n.end; ++j)
-        visitor.particle(j, static_cast<Real>(t.x[j] - xi), static_cast<Real>(t.y[j] - yi),
-                         static_cast<Real>(t.z[j] - zi));
+      visit_leaf<Real>(t, n, xi, yi, zi, visitor);
       i = n.next;
     } else {
       i = n.first_child;
