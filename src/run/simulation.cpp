@@ -84,7 +84,7 @@ class Stepper {
   Stepper(GravitySolver& solver, const RunConfig& cfg, ParticleSet& p) : lf_(solver), p_(p) {
 #ifdef HOSHI_HAVE_CUDA
     if (solver.backend() == "cuda" && cfg.eta == 0) {
-      SolverConfig sc = resolve_auto(cfg.solver, Backend::cuda);  // as make_solver did
+      SolverConfig sc = cfg.solver;  // "auto" settings: resolved for CUDA by the stepper
       sc.solver = solver.name() == "direct" ? SolverKind::direct : SolverKind::tree;
       device_ = std::make_unique<gpu::DeviceStepper>(sc, p);
     }
