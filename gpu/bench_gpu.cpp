@@ -2,10 +2,13 @@
 // double reference on sampled targets; the timing half of scripts/gpu-check.sh. Plain C++ over
 // the GravitySolver interface; kernel times come from the solvers' CUDA events.
 //
-// usage: hoshi_gpu_bench [--direct LO:HI] [--tree LO:HI] [--repeats R] [--samples S]
-//                        [--walk LIST] [--theta T] [--criterion C] [--alpha A]
+// usage: hoshi_gpu_bench [--direct LO:HI] [--tree LO:HI] [--step LO:HI] [--repeats R]
+//                        [--samples S] [--walk LIST] [--theta T] [--criterion C] [--alpha A]
 //                        [--out FILE]
-//   LO:HI are log2 N ranges (defaults 12:20 and 16:24); 0:0 skips a solver. --walk: particle
+//   LO:HI are log2 N ranges (defaults 12:20, 16:24 and 20:24); 0:0 skips one. --tree times the
+//   tree solver's compute() (the non-resident path: host keys, sort and build, upload, walk,
+//   download); --step times a whole kick-drift-kick step of device-resident stepping
+//   (gpu::DeviceStepper, what `hoshi run --backend cuda` does) phase by phase. --walk: particle
 //   (default), group (the group mode, a warp per group) or both, comma-separated. The tree settings
 //   default to hoshi's CUDA defaults for the walk (default_theta / default_criterion /
 //   default_alpha): the relative criterion, whose first call bootstraps |a_old| with barnes94 (the
@@ -18,14 +21,17 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/timer.hpp"
 #include "direct/direct.hpp"
 #include "gpu/device.hpp"
+#include "gpu/device_stepper.hpp"
 #include "ic/ic.hpp"
 #include "solver/solver.hpp"
 
@@ -62,7 +68,7 @@ double percentile(std::vector<double> v, double q) {
 struct Row {
   std::size_t n;
   std::string solver;
-  double kernel_ms, step_ms;
+  double kernel_ms, call_ms;  // the walk or direct kernel; the solver's whole compute()
   std::uint64_t pp, pc;
   double err50, err99, errmax;
 };
@@ -83,7 +89,7 @@ Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const 
   auto solver = make_solver(c, n);
   const std::string phase = kind == SolverKind::direct ? "direct" : "walk";
   solver->compute(p);  // warm-up: module load, allocations, the relative criterion's bootstrap
-  std::vector<double> kernel, step;
+  std::vector<double> kernel, call;
   ForceStats st;
   // Above 4M particles the host build dominates the wall time of a repeat: three repeats keep
   // the whole sweep inside the 5 minutes of scripts/gpu-check.sh.
@@ -91,7 +97,7 @@ Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const 
   for (int r = 0; r < repeats; ++r) {
     st = solver->compute(p);
     kernel.push_back(st.seconds.at(phase));
-    step.push_back(st.total_seconds);
+    call.push_back(st.total_seconds);
   }
   // Error against the double reference on `samples` targets spread over the set.
   std::vector<std::size_t> targets;
@@ -108,7 +114,7 @@ Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const 
         std::sqrt(ref.ax[t] * ref.ax[t] + ref.ay[t] * ref.ay[t] + ref.az[t] * ref.az[t]);
     err.push_back(std::sqrt(dx * dx + dy * dy + dz * dz) / a);
   }
-  return {n,     solver_label(kind, tree.walk), 1e3 * median(kernel),  1e3 * median(step),  st.pp,
+  return {n,     solver_label(kind, tree.walk), 1e3 * median(kernel),  1e3 * median(call),  st.pp,
           st.pc, percentile(err, 0.5),          percentile(err, 0.99), percentile(err, 1.0)};
 }
 
@@ -119,9 +125,84 @@ std::string format(const Row& r) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "%9zu %-6s %10.3f %10.3f %11.3e %11.3e %10.3e %9.1f %6.1f%% %9.2e %9.2e %9.2e", r.n,
-                r.solver.c_str(), r.kernel_ms, r.step_ms, static_cast<double>(r.pp),
+                r.solver.c_str(), r.kernel_ms, r.call_ms, static_cast<double>(r.pp),
                 static_cast<double>(r.pc), inter, gflops, 100 * gflops * 1e9 / kH200Fp32Peak,
                 r.err50, r.err99, r.errmax);
+  return buf;
+}
+
+// One device-resident step, phase by phase (milliseconds, medians over the timed steps).
+struct StepRow {
+  std::size_t n;
+  std::string solver;
+  double step_ms;
+  PhaseTimes phase_ms;  // keys, sort, download, build, upload, walk, integrate
+  double energy_drift;  // |E_end - E_start| / |E_start| over the timed steps
+};
+
+const char* const kStepPhases[] = {"keys", "sort", "download", "build", "upload", "walk"};
+
+// Kick-drift-kick steps of gpu::DeviceStepper on p (dt = 1/1024 in Henon units): a warm-up step
+// (after the first forces, which bootstrap the relative criterion), then `repeats` timed ones.
+// The step time is the host's wall clock around kick, drift, compute_forces, kick (kick waits
+// for its kernel, so the step is complete when the clock stops).
+StepRow run_steps(const ParticleSet& p, int repeats, const TreeParams& tree) {
+  SolverConfig c;
+  c.solver = SolverKind::tree;
+  c.backend = Backend::cuda;
+  c.eps = 1e-3;
+  c.tree = tree;
+  const double dt = 1.0 / 1024;
+  gpu::DeviceStepper s(c, p);
+  const auto step = [&] {
+    s.kick(0.5 * dt);
+    s.drift(dt);
+    const ForceStats st = s.compute_forces();
+    s.kick(0.5 * dt);
+    return st;
+  };
+  const auto integrated = [&] {
+    double t = 0;
+    for (const auto& [phase, sec] : s.integrate_seconds()) t += sec;
+    return t;
+  };
+  s.compute_forces();
+  step();
+  if (p.size() >= (std::size_t{1} << 22)) repeats = std::min(repeats, 3);
+  const gpu::DeviceEnergies e0 = s.energies();
+  std::vector<double> wall, integrate;
+  std::map<std::string, std::vector<double>> phases;
+  for (int r = 0; r < repeats; ++r) {
+    const double before = integrated();
+    Stopwatch sw;
+    const ForceStats st = step();
+    wall.push_back(sw.seconds());
+    integrate.push_back(integrated() - before);
+    for (const char* ph : kStepPhases) {
+      const auto it = st.seconds.find(ph);
+      phases[ph].push_back(it == st.seconds.end() ? 0.0 : it->second);
+    }
+  }
+  const gpu::DeviceEnergies e1 = s.energies();
+  const double E0 = e0.kinetic + e0.potential, E1 = e1.kinetic + e1.potential;
+  StepRow row{p.size(),
+              solver_label(SolverKind::tree, tree.walk),
+              1e3 * median(wall),
+              {},
+              std::abs(E1 - E0) / std::abs(E0)};
+  for (auto& [ph, v] : phases) row.phase_ms[ph] = 1e3 * median(v);
+  row.phase_ms["integrate"] = 1e3 * median(integrate);
+  return row;
+}
+
+std::string format(const StepRow& r) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%9zu %-6s %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.3f %9.2e %9.2e", r.n,
+                r.solver.c_str(), r.step_ms, r.phase_ms.at("keys"), r.phase_ms.at("sort"),
+                r.phase_ms.at("download"), r.phase_ms.at("build"), r.phase_ms.at("upload"),
+                r.phase_ms.at("walk"), r.phase_ms.at("integrate"),
+                static_cast<double>(r.n) / (1e-3 * r.step_ms), r.energy_drift);
   return buf;
 }
 
@@ -129,7 +210,7 @@ std::string format(const Row& r) {
 
 int main(int argc, char** argv) {
   try {
-    Range direct{12, 20}, tree{16, 24};
+    Range direct{12, 20}, tree{16, 24}, steps{20, 24};
     int repeats = 5;
     std::size_t samples = 256;
     // hoshi's CUDA defaults for the walk unless given (resolve_auto below).
@@ -146,6 +227,8 @@ int main(int argc, char** argv) {
         direct = parse_range(need("--direct"), "--direct");
       else if (!std::strcmp(argv[a], "--tree"))
         tree = parse_range(need("--tree"), "--tree");
+      else if (!std::strcmp(argv[a], "--step"))
+        steps = parse_range(need("--step"), "--step");
       else if (!std::strcmp(argv[a], "--repeats"))
         repeats = std::max(1, std::atoi(need("--repeats")));
       else if (!std::strcmp(argv[a], "--samples"))
@@ -185,8 +268,9 @@ int main(int argc, char** argv) {
     std::ostringstream table;
     table << "# CUDA force benchmarks: kernel ms = median of " << repeats
           << " runs (3 from N = 2^22) after a warm-up (CUDA events around the direct / walk "
-             "kernel); step ms = the "
-             "solver's whole compute() (host tree build, upload, download included).\n"
+             "kernel); call ms = the "
+             "solver's whole compute() (non-resident: host tree build, upload, download "
+             "included; the device-resident step is the second table).\n"
           << "# GFLOP/s = 20 flops x pp / kernel time (particle-cell terms not counted: see pc); "
              "peak = 67 TFLOP/s (H200 float32). Errors: |a - a_ref| / |a_ref| on "
           << samples << " sampled targets vs the CPU double reference.\n"
@@ -200,7 +284,7 @@ int main(int argc, char** argv) {
             << (t.walk == WalkKind::group ? "group mode (a warp per group of <= 32)"
                                           : "per-particle walk (a thread per particle)")
             << ".\n";
-    table << "        N solver  kernel_ms    step_ms          pp          pc  inter/s   "
+    table << "        N solver  kernel_ms    call_ms          pp          pc  inter/s   "
              "GFLOP/s   peak    err_p50   err_p99   err_max\n";
     std::cout << table.str() << std::flush;
     const auto emit = [&](const Row& r) {
@@ -215,6 +299,31 @@ int main(int argc, char** argv) {
       for (const TreeParams& t : tree_settings)
         for (int k = tree.lo; k <= tree.hi; ++k)
           emit(run(SolverKind::tree, std::size_t{1} << k, repeats, samples, t));
+    if (steps.hi > 0) {
+      std::ostringstream head;
+      head << "\n# Device-resident steps (gpu::DeviceStepper, `hoshi run --backend cuda`): "
+              "kick, drift, forces, kick at dt = 1/1024;\n# step ms = host wall clock of a whole "
+              "step, median of "
+           << repeats
+           << " steps (3 from N = 2^22) after a warm-up step; phases in ms (medians): "
+              "keys, sort on the device (CUB), download of the sorted keys and x, y, z, m "
+              "(pinned), host build (octree + multipoles), upload of the nodes, walk (CUDA "
+              "events), kick + drift (CUDA events).\n# dE/E: relative energy change over "
+              "the timed steps (device sums). Same particles and settings as the tree rows.\n"
+           << "        N solver   step_ms     keys     sort download    build   upload     "
+              "walk integrate   part/s      dE/E\n";
+      std::cout << head.str() << std::flush;
+      table << head.str();
+      for (int k = steps.lo; k <= steps.hi; ++k) {
+        const std::size_t n = std::size_t{1} << k;
+        const ParticleSet p = make_plummer(n, 1000 + n);
+        for (const TreeParams& t : tree_settings) {
+          const std::string line = format(run_steps(p, repeats, t));
+          std::cout << line << "\n" << std::flush;
+          table << line << "\n";
+        }
+      }
+    }
     if (!out.empty()) {
       std::ofstream f(out);
       if (!f) throw std::invalid_argument("--out: cannot write '" + out + "'");

@@ -1,5 +1,6 @@
-// RAII owners of CUDA resources: device memory (DeviceBuffer<T>), events (CudaEvent) and the
-// two-phase temporary storage that CUB asks for (CubTemp). Move-only; destructors never throw.
+// RAII owners of CUDA resources: device memory (DeviceBuffer<T>), pinned host memory
+// (PinnedBuffer<T>), events (CudaEvent) and the two-phase temporary storage that CUB asks for
+// (CubTemp). Move-only; destructors never throw.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -66,13 +67,68 @@ class DeviceBuffer {
   }
   // Device -> host of the first n elements; synchronises the stream.
   void download(T* h, std::size_t n, cudaStream_t stream = nullptr) const {
-    if (!n) return;
-    HOSHI_CUDA_CHECK(cudaMemcpyAsync(h, d_, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    HOSHI_CUDA_CHECK(cudaStreamSynchronize(stream));
+    download_async(h, n, stream);
+    if (n) HOSHI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  // Device -> host of the first n elements, queued on `stream` without waiting: h must stay
+  // valid until the stream is synchronised (asynchronous only into pinned memory).
+  void download_async(T* h, std::size_t n, cudaStream_t stream = nullptr) const {
+    if (n) HOSHI_CUDA_CHECK(cudaMemcpyAsync(h, d_, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
   }
 
  private:
   T* d_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+// A typed array in page-locked (pinned) host memory, the staging area of per-step transfers:
+// copies from and to it run at the full PCIe rate and can be asynchronous, where a pageable
+// array is copied through the driver's own staging buffers. Grows on demand like DeviceBuffer
+// (contents unspecified after a growth); data() is an ordinary host pointer.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() { release(); }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : h_(std::exchange(o.h_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        capacity_(std::exchange(o.capacity_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      h_ = std::exchange(o.h_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      capacity_ = std::exchange(o.capacity_, 0);
+    }
+    return *this;
+  }
+
+  void resize(std::size_t n) {
+    if (n > capacity_) {
+      release();
+      void* p = nullptr;  // h_ stays null if the allocation fails
+      HOSHI_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
+      h_ = static_cast<T*>(p);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  void release() noexcept {
+    if (h_ && cudaFreeHost(h_) != cudaSuccess) (void)cudaGetLastError();
+    h_ = nullptr;
+    size_ = capacity_ = 0;
+  }
+
+  T* data() { return h_; }
+  const T* data() const { return h_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  T* h_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
 };

@@ -6,8 +6,10 @@
 //           corners: the cube depends on the box only) -> Morton keys (tree/morton.hpp, the
 //           host's function) -> CUB radix sort of (key, index), stable like the host sort, so
 //           the order is the host build's -> gather the sorted double x, y, z, m
-//   down:   sorted keys (8 B), index (4 B), sorted x, y, z (24 B) per particle
-//   host:   build_octree from the sorted keys, compute_multipoles (the CPU solver's code)
+//   down:   sorted keys (8 B) and sorted x, y, z, m (32 B) per particle into pinned host
+//           buffers (and the sorted index, 4 B, with zero softening: the coincidence check)
+//   host:   build_octree from the sorted keys, compute_multipoles (the CPU solver's code), both
+//           reading the pinned copies in place
 //   up:     the nodes (128 B per node, about N / 4 nodes at n_leaf 16)
 //   device: per-particle walk (or the group mode, groups from make_groups on the host, 16 B per
 //           group up), accelerations written in the stepper's (input) order.
@@ -35,7 +37,7 @@ struct DeviceStepper::Impl {
   std::size_t n = 0;
   int sms = 1;
   bool have_forces = false;
-  ParticleSet ids;  // host copy of ids and masses (for error messages and the host build)
+  ParticleSet ids;  // host copy of ids and masses (for error messages and download())
   DeviceBuffer<double> x, y, z, vx, vy, vz, m;
   DeviceBuffer<float4> pos4, acc, partial;
   CubTemp temp;
@@ -45,8 +47,12 @@ struct DeviceStepper::Impl {
   DeviceBuffer<float> alpha_a;
   DeviceBuffer<unsigned long long> counters;
   DeviceTree dtree;
-  Octree host_tree;
-  std::vector<std::uint32_t> h_order;
+  // host side of the tree build: pinned copies of the sorted keys, positions and masses (and
+  // of the order, for the zero-softening check's messages), and the nodes built from them
+  PinnedBuffer<std::uint64_t> h_keys;
+  PinnedBuffer<double> h_x, h_y, h_z, h_m;
+  PinnedBuffer<std::uint32_t> h_order;
+  std::vector<TreeNode> nodes;
   CudaEvent e0, e1;
   PhaseTimes integrate;
 
@@ -98,37 +104,45 @@ struct DeviceStepper::Impl {
                   zs.data(), ms.data());
     HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
     st.seconds["sort"] = sw.seconds();
-    // download what the host build needs
+    // download what the host build needs, into pinned buffers (full-rate copies, queued
+    // together, one wait); the build reads them in place
     sw.restart();
-    Octree& t = host_tree;
-    t.cube = cube;
-    t.keys.resize(n);
-    t.index.resize(n);
-    t.x.resize(n);
-    t.y.resize(n);
-    t.z.resize(n);
-    t.m.resize(n);
-    h_order.resize(n);
-    keys_sorted.download(t.keys.data(), n);
-    order.download(h_order.data(), n);
-    xs.download(t.x.data(), n);
-    ys.download(t.y.data(), n);
-    zs.download(t.z.data(), n);
+    h_keys.resize(n);
+    h_x.resize(n);
+    h_y.resize(n);
+    h_z.resize(n);
+    h_m.resize(n);
+    keys_sorted.download_async(h_keys.data(), n);
+    xs.download_async(h_x.data(), n);
+    ys.download_async(h_y.data(), n);
+    zs.download_async(h_z.data(), n);
+    ms.download_async(h_m.data(), n);
+    if (c.eps == 0) {  // the coincidence check names particles by id
+      h_order.resize(n);
+      order.download_async(h_order.data(), n);
+    }
+    HOSHI_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     st.seconds["download"] = sw.seconds();
     // host build
     sw.restart();
-    for (std::size_t k = 0; k < n; ++k) {
-      t.index[k] = h_order[k];
-      t.m[k] = ids.m[h_order[k]];
-    }
-    build_octree(t.keys.data(), n, cube, c.tree.n_leaf, t.nodes);
-    compute_multipoles(t.nodes, t.x.data(), t.y.data(), t.z.data(), t.m.data(), used, c.tree.theta);
-    if (c.eps == 0) require_no_coincident(t, ids);
+    build_octree(h_keys.data(), n, cube, c.tree.n_leaf, nodes);
+    compute_multipoles(nodes, h_x.data(), h_y.data(), h_z.data(), h_m.data(), used, c.tree.theta);
+    if (c.eps == 0)
+      require_no_coincident(h_keys.data(), h_order.data(), h_x.data(), h_y.data(), h_z.data(), n,
+                            ids);
     st.seconds["build"] = sw.seconds();
     // upload the nodes
     sw.restart();
-    dtree.upload_nodes(t.view());
-    if (c.tree.walk == WalkKind::group) dtree.upload_groups(t.nodes);
+    TreeView v;  // the device tree's particle arrays stay those gathered above
+    v.nodes = nodes.data();
+    v.n_nodes = static_cast<std::uint32_t>(nodes.size());
+    v.n_particles = n;
+    v.lo_x = cube.lo_x;
+    v.lo_y = cube.lo_y;
+    v.lo_z = cube.lo_z;
+    v.side = cube.side;
+    dtree.upload_nodes(v);
+    if (c.tree.walk == WalkKind::group) dtree.upload_groups(nodes);
     const float* d_alpha = nullptr;
     if (used == Criterion::relative) {
       alpha_a.resize(n);

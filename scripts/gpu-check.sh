@@ -3,8 +3,10 @@
 # (test_gpu_*, test_cuda_*, and the CUDA instances of the suites that run one body on every
 # backend) and the ptxas build check, then time the CUDA direct kernel (N = 2^12 .. 2^20) and
 # the CUDA tree force (Plummer N = 2^16 .. 2^24) with CUDA events after a warm-up (median of
-# repeats), each checked against the CPU double reference on sampled targets, and print one table
-# (hoshi_gpu_bench, gpu/bench_gpu.cpp). Meant to finish within 5 minutes on an H200.
+# repeats), each checked against the CPU double reference on sampled targets, and a whole
+# device-resident step (N = 2^20 .. 2^24) phase by phase (keys, sort, download, host build,
+# upload, walk, kick + drift), and print the tables (hoshi_gpu_bench, gpu/bench_gpu.cpp). Meant to
+# finish within 5 minutes on an H200.
 # The table is written to $OUT/gpu-check-table.txt when OUT is set (the device tool), else to
 # BUILD/gpu-check-table.txt; copy it into docs/performance.md with the date and the device.
 #
@@ -13,9 +15,10 @@
 # pack it configures and builds (where the dependencies are installed).
 #
 # usage: scripts/gpu-check.sh [BUILD_DIR]      (default build-gpu-check)
-#   GPU_CHECK_DIRECT=12:20 GPU_CHECK_TREE=16:24 GPU_CHECK_WALKS=particle,group
-#   GPU_CHECK_REPEATS=5 override the sweep (the tree is timed per walk: the per-particle kernel
-#   and the group mode, a warp per group).
+#   GPU_CHECK_DIRECT=12:20 GPU_CHECK_TREE=16:24 GPU_CHECK_STEP=20:24
+#   GPU_CHECK_WALKS=particle,group GPU_CHECK_REPEATS=5 override the sweep (0:0 skips one; the
+#   tree and the step are timed per walk: the per-particle kernel and the group mode, a warp per
+#   group).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-check}
@@ -103,7 +106,7 @@ unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the t
 
 stamp "timing"
 "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" --tree "${GPU_CHECK_TREE:-16:24}" \
-  --walk "${GPU_CHECK_WALKS:-particle,group}" --repeats "${GPU_CHECK_REPEATS:-5}" \
+  --step "${GPU_CHECK_STEP:-20:24}" --walk "${GPU_CHECK_WALKS:-particle,group}" --repeats "${GPU_CHECK_REPEATS:-5}" \
   --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
   test_status=1
 stamp "done; table in $out_dir/gpu-check-table.txt, log in $log"

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
@@ -211,6 +213,44 @@ TEST_P(Stepper, RunLoopStepsOnTheDevice) {
   EXPECT_NEAR(rg.final.kinetic, rc.final.kinetic, 1e-5 * rc.final.kinetic);
   // The particle set holds the final state (synchronised from the device).
   for (std::size_t i = 0; i < pg.size(); i += 97) EXPECT_NEAR(pg.x[i], pc.x[i], 1e-5);
+}
+
+// Zero softening: the tree stepper downloads the sorted order as well and checks every step for
+// particles at one position (they share a Morton key), naming them by id; without such a pair
+// its forces are the CUDA tree solver's. The direct stepper checks once, at construction.
+TEST(StepperZeroSoftening, CoincidentParticlesAreNamedByIdAndOtherwiseForcesAreTheSolvers) {
+  HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
+  const std::size_t n = 3000;
+  SolverConfig c = config({SolverKind::tree});
+  c.eps = 0;
+  ParticleSet clean = make_plummer(n, 43);
+  {
+    gpu::DeviceStepper s(c, clean);
+    s.compute_forces();
+    ParticleSet d;
+    s.download(d);
+    ParticleSet q = clean;
+    make_solver(c, n)->compute(q);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(d.ax[i], q.ax[i]) << i;
+      ASSERT_EQ(d.pot[i], q.pot[i]) << i;
+    }
+  }
+  ParticleSet p = clean;
+  p.x[2500] = p.x[17];
+  p.y[2500] = p.y[17];
+  p.z[2500] = p.z[17];
+  const std::string named = "particles with ids " + std::to_string(p.id[17]) + " and " +
+                            std::to_string(p.id[2500]) + " are at the same position";
+  gpu::DeviceStepper s(c, p);
+  try {
+    s.compute_forces();
+    ADD_FAILURE() << "the tree stepper accepted a coincident pair at zero softening";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
+  }
+  c.solver = SolverKind::direct;
+  EXPECT_THROW(gpu::DeviceStepper(c, p), std::invalid_argument);
 }
 
 TEST(StepperNoDevice, ConstructionWithoutADeviceIsAClearError) {

@@ -12,11 +12,14 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "ic/ic.hpp"
 #include "tree/morton.hpp"
 #include "tree/octree.hpp"
+#include "tree/tree_solver.hpp"
 
 namespace hoshi {
 namespace {
@@ -85,6 +88,54 @@ TEST(StepperHostBuild, DeviceStagesReproduceTheHostTree) {
     ASSERT_EQ(a.com_x, b.com_x) << k;
     ASSERT_EQ(a.rcrit2, b.rcrit2) << k;
     ASSERT_EQ(a.qxy, b.qxy) << k;
+  }
+}
+
+// The stepper's zero-softening check runs on its pinned sorted arrays with a 32-bit order
+// (require_no_coincident's pointer form): it must name two particles that do share a position,
+// by id, and pass a set without coincident particles.
+TEST(StepperHostBuild, CoincidenceCheckOnSortedArraysNamesTheIds) {
+  const auto sorted = [](const ParticleSet& p, std::vector<std::uint64_t>& keys,
+                         std::vector<std::uint32_t>& order, std::vector<double>& x,
+                         std::vector<double>& y, std::vector<double>& z) {
+    const std::size_t n = p.size();
+    const BoundingCube cube = bounding_cube(p.x.data(), p.y.data(), p.z.data(), n);
+    std::vector<std::uint64_t> k(n);
+    for (std::size_t i = 0; i < n; ++i)
+      k[i] = morton_key(p.x[i], p.y[i], p.z[i], cube.lo_x, cube.lo_y, cube.lo_z, cube.side);
+    order.resize(n);
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return k[a] < k[b]; });
+    keys.resize(n), x.resize(n), y.resize(n), z.resize(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      keys[j] = k[order[j]];
+      x[j] = p.x[order[j]];
+      y[j] = p.y[order[j]];
+      z[j] = p.z[order[j]];
+    }
+  };
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint32_t> order;
+  std::vector<double> x, y, z;
+
+  ParticleSet clean = make_plummer(3000, 52);
+  sorted(clean, keys, order, x, y, z);
+  EXPECT_NO_THROW(require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(),
+                                        clean.size(), clean));
+
+  ParticleSet p = make_plummer(3000, 52);
+  p.x[2500] = p.x[17];  // one coincident pair, far apart in the input
+  p.y[2500] = p.y[17];
+  p.z[2500] = p.z[17];
+  sorted(p, keys, order, x, y, z);
+  try {
+    require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(), p.size(), p);
+    FAIL() << "a coincident pair passed the check";
+  } catch (const std::invalid_argument& e) {
+    const std::string expected = "particles with ids " + std::to_string(p.id[17]) + " and " +
+                                 std::to_string(p.id[2500]) + " are at the same position";
+    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
   }
 }
 

@@ -66,22 +66,23 @@ bool has_accelerations(const ParticleSet& p) {
   return false;
 }
 
-void require_no_coincident(const Octree& t, const ParticleSet& p) {
-  const std::size_t n = t.keys.size();
+template <class Index>
+void require_no_coincident(const std::uint64_t* keys, const Index* index, const double* x,
+                           const double* y, const double* z, std::size_t n, const ParticleSet& p) {
   auto fail = [&](std::size_t a, std::size_t b) {
-    const std::size_t i = t.index[a], j = t.index[b];
+    const std::size_t i = index[a], j = index[b];
     std::ostringstream s;
     s << "particles with ids " << p.id[std::min(i, j)] << " and " << p.id[std::max(i, j)]
-      << " are at the same position (" << t.x[a] << ", " << t.y[a] << ", " << t.z[a]
+      << " are at the same position (" << x[a] << ", " << y[a] << ", " << z[a]
       << ") and the softening is 0: their force is infinite; use --softening > 0";
     throw std::invalid_argument(s.str());
   };
   auto same = [&](std::size_t a, std::size_t b) {
-    return t.x[a] == t.x[b] && t.y[a] == t.y[b] && t.z[a] == t.z[b];
+    return x[a] == x[b] && y[a] == y[b] && z[a] == z[b];
   };
   for (std::size_t b = 0; b < n;) {
     std::size_t e = b + 1;
-    while (e < n && t.keys[e] == t.keys[b]) ++e;
+    while (e < n && keys[e] == keys[b]) ++e;
     if (e - b > 1) {  // a run of equal keys: compare positions
       if (e - b <= 32) {
         for (std::size_t i = b; i < e; ++i)
@@ -91,7 +92,7 @@ void require_no_coincident(const Octree& t, const ParticleSet& p) {
         std::vector<std::size_t> r(e - b);
         std::iota(r.begin(), r.end(), b);
         std::sort(r.begin(), r.end(), [&](std::size_t i, std::size_t j) {
-          return std::tie(t.x[i], t.y[i], t.z[i]) < std::tie(t.x[j], t.y[j], t.z[j]);
+          return std::tie(x[i], y[i], z[i]) < std::tie(x[j], y[j], z[j]);
         });
         for (std::size_t k = 1; k < r.size(); ++k)
           if (same(r[k - 1], r[k])) fail(r[k - 1], r[k]);
@@ -99,6 +100,16 @@ void require_no_coincident(const Octree& t, const ParticleSet& p) {
     }
     b = e;
   }
+}
+
+template void require_no_coincident(const std::uint64_t*, const std::uint32_t*, const double*,
+                                    const double*, const double*, std::size_t, const ParticleSet&);
+template void require_no_coincident(const std::uint64_t*, const std::uint64_t*, const double*,
+                                    const double*, const double*, std::size_t, const ParticleSet&);
+
+void require_no_coincident(const Octree& t, const ParticleSet& p) {
+  require_no_coincident(t.keys.data(), t.index.data(), t.x.data(), t.y.data(), t.z.data(),
+                        t.keys.size(), p);
 }
 
 ForceStats TreeSolver::compute(ParticleSet& p) {
