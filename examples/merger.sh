@@ -26,7 +26,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 frames = sorted(glob.glob(f"{out}/frame_*.png"))
-pick = frames[:: max(1, len(frames) // 12)][:12]
+# 12 frames spread evenly from the first to the last (the merged remnant)
+pick = [frames[round(i * (len(frames) - 1) / 11)] for i in range(12)] if len(frames) > 12 else frames
 fig, axes = plt.subplots(3, 4, figsize=(12, 9))
 for ax, f in zip(axes.flat, pick):
     ax.imshow(plt.imread(f), cmap="gray")

@@ -26,6 +26,11 @@ static long vm(const char* key) {  // kB
   return 0;
 }
 int main(int argc, char** argv) {
+  if (argc < 2 || atol(argv[1]) < 1) {
+    fprintf(stderr,
+            "usage: tree_perf N [R=3] [theta=0.5] [n_group=128] [criterion] [alpha] (N >= 1)\n");
+    return 2;
+  }
   size_t n = atol(argv[1]);
   int reps = argc > 2 ? atoi(argv[2]) : 3;
   ParticleSet p = make_plummer(n, 1);
