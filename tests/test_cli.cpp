@@ -123,6 +123,31 @@ TEST(Cli, ExistingOutputIsNeverOverwritten) {
   EXPECT_EQ(s, "precious");
 }
 
+TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
+  // Every command that writes a file names the option, the path and the missing directory in
+  // one line and exits 2 at once (bench and accuracy would otherwise fail after their work).
+  const fs::path d = scratch();
+  const fs::path ic = d / "ic.csv";
+  ASSERT_EQ(hoshi("ic -n 50 --out " + ic.string(), d).status, 0);
+  const std::string missing = (d / "missing" / "out").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"ic -n 10 --out " + missing + ".csv", "--out"},
+      {"forces " + ic.string() + " --out " + missing + ".csv", "--out"},
+      {"bench -n 100 --csv " + missing + ".csv", "--csv"},
+      {"accuracy -n 100 --csv " + missing + ".csv", "--csv"},
+      {"analyze " + ic.string() + " --csv " + missing + ".csv", "--csv"},
+      {"render " + ic.string() + " --out " + missing + ".png", "--out"},
+  };
+  for (const auto& [args, option] : cases) {
+    const Result r = hoshi(args, d);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(option + " " + missing), std::string::npos) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << args << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(d / "missing"));
+}
+
 TEST(Cli, ForcesMatchIndependentDoubleSum) {
   const fs::path d = scratch();
   const fs::path ic = d / "ic.csv", out = d / "f.csv";

@@ -75,11 +75,6 @@ int cmd_bench(int argc, char** argv) {
   if (r.count("csv")) {
     csv = r["csv"].as<std::string>();
     require_new_output(csv, r.count("overwrite") > 0, "--csv");
-    // Refuse an impossible path before spending minutes on timings.
-    const auto dir = std::filesystem::path(csv).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir))
-      throw std::invalid_argument("--csv " + csv + ": directory " + dir.string() +
-                                  " does not exist");
   }
   double peak = 0;
   if (r.count("peak-gflops")) {

@@ -1,4 +1,5 @@
-// Refuses to replace an existing output file unless --overwrite was given.
+// Refuses to replace an existing output file unless --overwrite was given, and an output file
+// whose directory does not exist.
 #pragma once
 
 #include <filesystem>
@@ -13,6 +14,11 @@ inline void require_new_output(const std::string& path, bool overwrite,
   if (!overwrite && std::filesystem::exists(path, ec))
     throw std::invalid_argument(std::string(option) + " " + path +
                                 ": file exists (use --overwrite to replace it)");
+  // An impossible path is refused before any work is done (not after minutes of it).
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw std::invalid_argument(std::string(option) + " " + path + ": directory " + dir.string() +
+                                " does not exist");
 }
 
 }  // namespace hoshi::cli
