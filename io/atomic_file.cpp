@@ -81,6 +81,29 @@ void write_stream_atomically(const std::string& path,
   });
 }
 
+TemporaryOutput::TemporaryOutput(const std::string& path, const std::string& what)
+    : path_(path), what_(what), tmp_(temporary_path(path)) {
+  out.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw std::runtime_error(what_ + " " + path_ + ": cannot create " + tmp_ + ": " + errno_text());
+}
+
+TemporaryOutput::~TemporaryOutput() {
+  if (committed_) return;
+  out.close();
+  std::error_code ec;
+  fs::remove(tmp_, ec);
+}
+
+void TemporaryOutput::commit() {
+  out.flush();
+  if (!out) throw std::runtime_error(what_ + " " + path_ + ": write failed (disk full?)");
+  out.close();
+  if (out.fail()) throw std::runtime_error(what_ + " " + path_ + ": close failed (disk full?)");
+  commit_file(tmp_, path_);
+  committed_ = true;
+}
+
 int remove_stale_temporaries(const std::string& dir) {
   static const std::regex temp(R"(\..+\.tmp\.(\d+)\.\d+)");
   int removed = 0;

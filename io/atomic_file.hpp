@@ -5,6 +5,7 @@
 // when writing fails.
 #pragma once
 
+#include <fstream>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -25,6 +26,24 @@ void write_atomically(const std::string& path,
 // Same, for writers that produce a stream (binary mode).
 void write_stream_atomically(const std::string& path,
                              const std::function<void(std::ostream&)>& write);
+
+// A file written as a stream over a longer computation: the rows go to a temporary beside
+// `path` (opened by the constructor), commit() renames it into place; destroyed without
+// commit() (an exception), the temporary is removed and `path` is untouched. `what` names the
+// file in error messages (an option such as "--errors").
+class TemporaryOutput {
+ public:
+  TemporaryOutput(const std::string& path, const std::string& what);
+  ~TemporaryOutput();
+  TemporaryOutput(const TemporaryOutput&) = delete;
+  TemporaryOutput& operator=(const TemporaryOutput&) = delete;
+  void commit();  // throws std::runtime_error if a write failed
+  std::ofstream out;
+
+ private:
+  std::string path_, what_, tmp_;
+  bool committed_ = false;
+};
 
 // Removes temporaries left in `dir` by writers that were killed (names .NAME.tmp.PID.K whose
 // process PID is not this one); returns how many. Nothing else is touched.

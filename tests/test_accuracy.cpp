@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -48,6 +49,12 @@ TEST(Accuracy, QuantilesAndErrors) {
     ref.pot[k] = -1;
     p.ax[9 - k] = 1 + (k + 1) * 1e-3;
     p.pot[9 - k] = -1 - 2 * (k + 1) * 1e-3;
+  }
+  const TargetErrors te = target_errors(p, t, ref);  // in target order
+  ASSERT_EQ(te.acc.size(), 10u);
+  for (int k = 0; k < 10; ++k) {
+    EXPECT_NEAR(te.acc[k], (k + 1) * 1e-3, 1e-12);
+    EXPECT_NEAR(te.pot[k], 2 * (k + 1) * 1e-3, 1e-12);
   }
   const ForceErrors e = force_errors(p, t, ref);
   EXPECT_NEAR(e.p50, 5e-3, 1e-12);
@@ -112,6 +119,75 @@ TEST(Accuracy, CommandWritesTheCsvTable) {
   EXPECT_EQ(run("-n 100 --criterion bogus 2>/dev/null"), 2);
   EXPECT_EQ(run("-n 100 --alpha 0.01,-1 2>/dev/null"), 2);
   EXPECT_FALSE(fs::exists(dir / "x.csv"));
+  fs::remove_all(dir);
+}
+
+std::vector<std::vector<std::string>> read_csv(const fs::path& path, std::string& header) {
+  std::ifstream in(path);
+  std::getline(in, header);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::stringstream s(line);
+    rows.emplace_back();
+    for (std::string x; std::getline(s, x, ',');) rows.back().push_back(x);
+    if (!line.empty() && line.back() == ',') rows.back().push_back("");
+  }
+  return rows;
+}
+
+TEST(Accuracy, ErrorsFileHoldsTheDistributionBehindThePercentiles) {
+  // --errors writes each target's errors per setting; their percentiles are the table's.
+  const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_errors";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path csv = dir / "acc.csv", errors = dir / "errors.csv";
+  const std::size_t n = 2000, k = 250;
+  ASSERT_EQ(run("-n 2000 --seed 5 --theta 0.5,0.8 --criterion barnes94 --targets 250 --csv " +
+                csv.string() + " --errors " + errors.string() + " >/dev/null"),
+            0);
+  std::string header;
+  const auto table = read_csv(csv, header);
+  const auto rows = read_csv(errors, header);
+  EXPECT_EQ(header, "criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err");
+  ASSERT_EQ(table.size(), 2u);
+  ASSERT_EQ(rows.size(), 2 * k);
+  std::map<std::string, std::vector<double>> acc, pot;  // theta -> errors
+  std::map<std::string, std::set<unsigned long>> ids;
+  for (const auto& f : rows) {
+    ASSERT_EQ(f.size(), 10u);
+    EXPECT_EQ(f[0], "barnes94");
+    EXPECT_EQ(f[4], "");
+    const unsigned long id = std::stoul(f[5]);
+    EXPECT_LT(id, n);
+    ids[f[3]].insert(id);
+    EXPECT_GT(std::stod(f[6]), 0);  // r
+    EXPECT_GT(std::stod(f[7]), 0);  // |a_ref|
+    acc[f[3]].push_back(std::stod(f[8]));
+    pot[f[3]].push_back(std::stod(f[9]));
+  }
+  for (const auto& t : table) {
+    const std::string theta = t[3];
+    ASSERT_EQ(acc[theta].size(), k) << theta;
+    EXPECT_EQ(ids[theta].size(), k);  // distinct targets, the same set for every setting
+    EXPECT_EQ(ids[theta], ids.begin()->second);
+    std::sort(acc[theta].begin(), acc[theta].end());
+    std::sort(pot[theta].begin(), pot[theta].end());
+    // Both files print 5 significant digits: equal to their rounding.
+    EXPECT_NEAR(quantile_sorted(acc[theta], 0.5), std::stod(t[5]), 1e-4 * std::stod(t[5]));
+    EXPECT_NEAR(quantile_sorted(acc[theta], 0.99), std::stod(t[7]), 1e-4 * std::stod(t[7]));
+    EXPECT_NEAR(acc[theta].back(), std::stod(t[9]), 1e-4 * std::stod(t[9]));
+    EXPECT_NEAR(quantile_sorted(pot[theta], 0.99), std::stod(t[11]), 1e-4 * std::stod(t[11]));
+  }
+  EXPECT_GT(quantile_sorted(acc["0.8"], 0.5), quantile_sorted(acc["0.5"], 0.5));
+  // An existing file is kept without --overwrite; a failing run leaves it and no temporary.
+  const auto size = fs::file_size(errors);
+  EXPECT_EQ(run("-n 300 --errors " + errors.string() + " 2>/dev/null"), 2);
+  EXPECT_EQ(run("-n 300 --order 3 --overwrite --errors " + errors.string() + " 2>/dev/null"), 2);
+  EXPECT_EQ(fs::file_size(errors), size);
+  EXPECT_EQ(run("-n 300 --errors " + (dir / "none" / "e.csv").string() + " 2>/dev/null"), 2);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 2u);  // acc.csv, errors.csv: no temporary left
   fs::remove_all(dir);
 }
 

@@ -135,6 +135,7 @@ TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
       {"forces " + ic.string() + " --out " + missing + ".csv", "--out"},
       {"bench -n 100 --csv " + missing + ".csv", "--csv"},
       {"accuracy -n 100 --csv " + missing + ".csv", "--csv"},
+      {"accuracy -n 100 --errors " + missing + ".csv", "--errors"},
       {"analyze " + ic.string() + " --csv " + missing + ".csv", "--csv"},
       {"render " + ic.string() + " --out " + missing + ".png", "--out"},
   };

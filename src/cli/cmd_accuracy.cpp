@@ -1,12 +1,14 @@
 // hoshi accuracy: tree force errors against the double direct sum, over a grid of settings.
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "analysis/analysis.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
@@ -30,7 +32,11 @@ int cmd_accuracy(int argc, char** argv) {
   o.add_options()("targets", "number of random targets for the reference (0: all particles)",
                   cxxopts::value<std::string>()->default_value("2000"))(
       "csv", "also write the table to this CSV file", cxxopts::value<std::string>())(
-      "overwrite", "replace an existing --csv file");
+      "errors",
+      "write every target's errors to this CSV file, one row per setting and target "
+      "(criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err; r from the centre of "
+      "mass): the distributions behind the percentiles",
+      cxxopts::value<std::string>())("overwrite", "replace an existing --csv or --errors file");
   add_ic_options(o, "100000");
   add_solver_options(o);
   add_threads_option(o);
@@ -89,12 +95,37 @@ int cmd_accuracy(int argc, char** argv) {
     csv_path = r["csv"].as<std::string>();
     require_new_output(csv_path, r.count("overwrite") > 0, "--csv");
   }
+  std::string errors_path;
+  if (r.count("errors")) {
+    errors_path = r["errors"].as<std::string>();
+    require_new_output(errors_path, r.count("overwrite") > 0, "--errors");
+    if (!csv_path.empty() && std::filesystem::weakly_canonical(errors_path) ==
+                                 std::filesystem::weakly_canonical(csv_path))
+      throw std::invalid_argument("--errors " + errors_path + ": the same file as --csv");
+  }
   apply_threads(r);
+  // --errors: rows streamed into a temporary beside the file (created now, so that an
+  // unwritable place fails before the work), renamed into place at the end, removed if
+  // anything fails before.
+  std::unique_ptr<io::TemporaryOutput> errors;
+  if (!errors_path.empty()) {
+    errors = std::make_unique<io::TemporaryOutput>(errors_path, "--errors");
+    errors->out << "criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err\n";
+  }
 
   ParticleSet p = initial_conditions(r);
   const auto targets = sample_targets(p.size(), k, r["seed"].as<std::uint64_t>());
   ForceArrays ref;
   direct_reference(p, base.G, base.softening, base.eps, targets, ref);
+  std::vector<double> target_r, target_a;  // --errors: r from the centre of mass, |a_ref|
+  if (errors) {
+    const Vec3 com = centre_of_mass(p);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const std::size_t i = targets[t];
+      target_r.push_back(std::hypot(p.x[i] - com[0], p.y[i] - com[1], p.z[i] - com[2]));
+      target_a.push_back(std::hypot(ref.ax[t], ref.ay[t], ref.az[t]));
+    }
+  }
 
   std::ostringstream csv;
   // alpha: the relative criterion's tolerance; empty for the geometric criteria.
@@ -131,10 +162,23 @@ int cmd_accuracy(int argc, char** argv) {
             ParticleSet q = p;
             ForceStats st = solver->compute(q);
             if (crit == Criterion::relative) st = solver->compute(q);  // with |a_old|
-            const ForceErrors e = force_errors(q, targets, ref);
+            TargetErrors te = target_errors(q, targets, ref);
             char alpha[32] = "";
             if (crit == Criterion::relative)
               std::snprintf(alpha, sizeof alpha, "%g", used.tree.alpha);
+            if (errors) {
+              char setting[160];
+              std::snprintf(setting, sizeof setting, "%s,%d,%s,%g,%s", to_string(crit).c_str(),
+                            order, to_string(used.tree.walk).c_str(), used.tree.theta, alpha);
+              for (std::size_t t = 0; t < targets.size(); ++t) {
+                char row[256];
+                std::snprintf(row, sizeof row, "%s,%llu,%.6e,%.6e,%.4e,%.4e\n", setting,
+                              static_cast<unsigned long long>(p.id[targets[t]]), target_r[t],
+                              target_a[t], te.acc[t], te.pot[t]);
+                errors->out << row;
+              }
+            }
+            const ForceErrors e = error_percentiles(std::move(te));
             char line[512];
             std::snprintf(line, sizeof line,
                           "%s,%d,%s,%g,%s,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.4e,%.1f,%.1f,%.4f",
@@ -151,6 +195,7 @@ int cmd_accuracy(int argc, char** argv) {
             std::fflush(stdout);
           }
         }
+  if (errors) errors->commit();
   if (!csv_path.empty()) {
     io::write_atomically(csv_path, [&](const std::string& tmp) {
       std::ofstream out(tmp);

@@ -30,19 +30,32 @@ double quantile_sorted(const std::vector<double>& s, double q) {
   return s[std::min(i, s.size() - 1)];
 }
 
-ForceErrors force_errors(const ParticleSet& p, const std::vector<std::size_t>& targets,
-                         const ForceArrays& ref) {
-  std::vector<double> acc(targets.size()), pot(targets.size());
+TargetErrors target_errors(const ParticleSet& p, const std::vector<std::size_t>& targets,
+                           const ForceArrays& ref) {
+  TargetErrors e;
+  e.acc.resize(targets.size());
+  e.pot.resize(targets.size());
   for (std::size_t k = 0; k < targets.size(); ++k) {
     const std::size_t i = targets[k];
     const double dx = p.ax[i] - ref.ax[k], dy = p.ay[i] - ref.ay[k], dz = p.az[i] - ref.az[k];
     const double a =
         std::sqrt(ref.ax[k] * ref.ax[k] + ref.ay[k] * ref.ay[k] + ref.az[k] * ref.az[k]);
     const double da = std::sqrt(dx * dx + dy * dy + dz * dz);
-    acc[k] = a > 0 ? da / a : da;
+    e.acc[k] = a > 0 ? da / a : da;
     const double dp = std::abs(p.pot[i] - ref.pot[k]);
-    pot[k] = ref.pot[k] != 0 ? dp / std::abs(ref.pot[k]) : dp;
+    e.pot[k] = ref.pot[k] != 0 ? dp / std::abs(ref.pot[k]) : dp;
   }
+  return e;
+}
+
+ForceErrors force_errors(const ParticleSet& p, const std::vector<std::size_t>& targets,
+                         const ForceArrays& ref) {
+  return error_percentiles(target_errors(p, targets, ref));
+}
+
+ForceErrors error_percentiles(TargetErrors te) {
+  std::vector<double>& acc = te.acc;
+  std::vector<double>& pot = te.pot;
   std::sort(acc.begin(), acc.end());
   std::sort(pot.begin(), pot.end());
   ForceErrors e;
