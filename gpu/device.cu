@@ -43,4 +43,10 @@ std::string device_report() {
   return s.str();
 }
 
+std::string device_error() {
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess) e = cudaGetLastError();
+  return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
+}
+
 }  // namespace hoshi::gpu

@@ -12,4 +12,8 @@ int device_count();
 // compute capability, multiprocessors, memory), or the reason none is usable.
 std::string device_report();
 
+// "" while the current device's context is usable; otherwise the CUDA error that ended it (a
+// kernel fault is sticky: every later call fails with it). Waits for the device.
+std::string device_error();
+
 }  // namespace hoshi::gpu
