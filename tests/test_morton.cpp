@@ -108,6 +108,17 @@ TEST(RadixSort, MatchesStableSort) {
   expect_sorted_like_stable_sort(keys);
 }
 
+TEST(RadixSort, ParallelSortAboveTheThreadThreshold) {
+  // From 2^17 keys the radix passes run on more than one thread (when there are more): the
+  // per-thread histograms and offsets, with random keys and with many duplicates.
+  Random rng(8);
+  std::vector<std::uint64_t> keys(std::size_t{1} << 18);
+  for (auto& k : keys) k = rng.next_u64() >> 1;
+  expect_sorted_like_stable_sort(keys);
+  for (auto& k : keys) k = (rng.next_u64() % 1000) << 40 | (rng.next_u64() % 4);
+  expect_sorted_like_stable_sort(keys);
+}
+
 TEST(RadixSort, KeysThatDifferOnlyInTheLowBits) {
   // The radix passes sort the top 48 bits; runs equal there are sorted afterwards: short runs
   // (insertion) and one long run (a cluster within 1/2^16 of the box side), with duplicates.

@@ -54,11 +54,11 @@ constexpr int kPasses = 48 / kDigitBits;  // 4
 constexpr std::size_t kMinKeysPerThread = 16 * kBuckets;
 
 // Stable LSD radix sort of (keys, idx) by the key bits [kLowBits, 63), 12 bits per pass,
-// OpenMP-parallel from 2 kMinKeysPerThread keys on; passes whose digit is the same for every key are skipped. idx_a and idx_b
-// are two index buffers of n entries (contents ignored: the first pass that moves data writes
-// 0..n-1 in its order). keys ends sorted in place; returns the buffer that holds the index,
-// or nullptr when every pass was skipped (the index is then the identity). Scratch arrays
-// are allocated without being zeroed: every entry is written before it is read.
+// OpenMP-parallel from 2 kMinKeysPerThread keys on; passes whose digit is the same for every key
+// are skipped. idx_a and idx_b are two index buffers of n entries (contents ignored: the first pass
+// that moves data writes 0..n-1 in its order). keys ends sorted in place; returns the buffer that
+// holds the index, or nullptr when every pass was skipped (the index is then the identity). Scratch
+// arrays are allocated without being zeroed: every entry is written before it is read.
 template <class Idx>
 Idx* radix_sort_high(std::vector<std::uint64_t>& keys, Idx* idx_a, Idx* idx_b) {
   const std::size_t n = keys.size();
