@@ -147,6 +147,13 @@ TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
     EXPECT_NE(r.err.find("does not exist"), std::string::npos) << args << ": " << r.err;
   }
   EXPECT_FALSE(fs::exists(d / "missing"));
+  // A directory as the output file, and a file as its directory.
+  Result r = hoshi("ic -n 10 --overwrite --out " + d.string(), d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+  r = hoshi("ic -n 10 --out " + (ic / "x.csv").string(), d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
 }
 
 TEST(Cli, ForcesMatchIndependentDoubleSum) {
