@@ -6,8 +6,8 @@ usage: error_distribution.py ERRORS.csv [-o OUT.png] [--where COLUMN=VALUE ...]
     hoshi accuracy -n 100000 --theta 0.3,0.5,0.7 --criterion barnes94 --errors err.csv
     python3 examples/error_distribution.py err.csv --where order=2 -o err.png
 
-Left: the fraction of targets whose relative acceleration error exceeds a value (the
-complementary cumulative distribution; its 1e-2 crossing is the 99th percentile), one line per
+Left: the fraction of targets whose relative acceleration error is at or above a value (the
+complementary cumulative distribution; it crosses 1e-2 near the 99th percentile), one line per
 setting (criterion, order, walk, theta, alpha). Right: the median and the largest error in
 radial bins (radius from the centre of mass), which shows where in the system the errors are.
 --where keeps only the rows whose COLUMN equals VALUE (repeatable).
@@ -46,6 +46,8 @@ def read(path, where):
 
 def radial_bins(points, nbins=12):
     rs = [r for r, _ in points if r > 0]
+    if not rs:
+        return []
     lo, hi = math.log10(min(rs)), math.log10(max(rs)) + 1e-12
     bins = defaultdict(list)
     for r, e in points:
@@ -87,7 +89,7 @@ def main():
     ax_cdf.set_xscale("log")
     ax_cdf.set_yscale("log")
     ax_cdf.set_xlabel("relative acceleration error |a - a_ref| / |a_ref|")
-    ax_cdf.set_ylabel("fraction of targets above")
+    ax_cdf.set_ylabel("fraction of targets at or above")
     ax_cdf.grid(True, which="both", alpha=0.3)
     ax_cdf.legend(fontsize=6)
     ax_r.set_xscale("log")

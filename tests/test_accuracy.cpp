@@ -183,6 +183,10 @@ TEST(Accuracy, ErrorsFileHoldsTheDistributionBehindThePercentiles) {
   const auto size = fs::file_size(errors);
   EXPECT_EQ(run("-n 300 --errors " + errors.string() + " 2>/dev/null"), 2);
   EXPECT_EQ(run("-n 300 --order 3 --overwrite --errors " + errors.string() + " 2>/dev/null"), 2);
+  // This one fails after the temporary exists (reading the initial conditions).
+  EXPECT_EQ(run("--ic " + (dir / "none.hdf5").string() + " --overwrite --errors " +
+                errors.string() + " 2>/dev/null"),
+            2);
   EXPECT_EQ(fs::file_size(errors), size);
   EXPECT_EQ(run("-n 300 --errors " + (dir / "none" / "e.csv").string() + " 2>/dev/null"), 2);
   std::size_t files = 0;

@@ -233,6 +233,8 @@ TEST(StepperZeroSoftening, CoincidentParticlesAreNamedByIdAndOtherwiseForcesAreT
     make_solver(c, n)->compute(q);
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_EQ(d.ax[i], q.ax[i]) << i;
+      ASSERT_EQ(d.ay[i], q.ay[i]) << i;
+      ASSERT_EQ(d.az[i], q.az[i]) << i;
       ASSERT_EQ(d.pot[i], q.pot[i]) << i;
     }
   }

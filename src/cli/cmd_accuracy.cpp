@@ -195,7 +195,6 @@ int cmd_accuracy(int argc, char** argv) {
             std::fflush(stdout);
           }
         }
-  if (errors) errors->commit();
   if (!csv_path.empty()) {
     io::write_atomically(csv_path, [&](const std::string& tmp) {
       std::ofstream out(tmp);
@@ -203,6 +202,7 @@ int cmd_accuracy(int argc, char** argv) {
       if (!out) throw std::runtime_error("--csv " + csv_path + ": write failed");
     });
   }
+  if (errors) errors->commit();
   return 0;
 }
 
