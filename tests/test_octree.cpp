@@ -195,13 +195,18 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
     ASSERT_NEAR(nd.rcrit2, (nd.b_max / 0.5) * (nd.b_max / 0.5), 1e-12 * nd.rcrit2 + 1e-300);
   }
 
-  // Groups cover every particle exactly once, within n_group.
-  for (int n_group : {1, 16, 64}) {
+  // Groups cover every particle exactly once, within n_group, in particle order (the CUDA
+  // group mode's warps take them in this order).
+  for (int n_group : {1, 16, 32, 64}) {
     std::vector<int> in_group(n, 0);
+    std::uint64_t next = 0;
     for (const Group& g : make_groups(t.nodes, n_group)) {
       EXPECT_LE(g.end - g.begin, static_cast<std::uint64_t>(n_group));
+      EXPECT_EQ(g.begin, next);
+      next = g.end;
       for (std::uint64_t j = g.begin; j < g.end; ++j) ++in_group[j];
     }
+    EXPECT_EQ(next, n);
     for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(in_group[j], 1);
   }
 }

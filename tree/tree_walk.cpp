@@ -280,7 +280,8 @@ double local_ratio_for(double R, Criterion criterion, double theta, double alpha
 
 namespace {
 
-// Calls f(big node) for every big target child of big node i and f(group) for its groups.
+// Calls f(big node) for every big target child of big node i and f(group) for its groups, in
+// particle order.
 template <class FBig, class FGroup>
 void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&& big,
                      FGroup&& group) {
@@ -293,6 +294,9 @@ void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&
   for (std::uint32_t c = n.first_child; c < n.next; c = t.nodes[c].next) {
     const std::uint64_t count = t.nodes[c].end - t.nodes[c].begin;
     if (count > ng) {
+      // The run of small children before c first: targets come out in particle order.
+      if (run.end > run.begin) group(run);
+      run = {0, 0};
       big(c);
     } else if (run.end == t.nodes[c].begin && run.end - run.begin + count <= ng) {
       run.end = t.nodes[c].end;
@@ -620,16 +624,15 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
   t.nodes = nodes.data();
   t.n_nodes = static_cast<std::uint32_t>(nodes.size());
   if (nodes[0].end - nodes[0].begin <= ng) return {{nodes[0].begin, nodes[0].end}};
-  std::vector<std::uint32_t> stack{0};
-  while (!stack.empty()) {
-    const std::uint32_t i = stack.back();
-    stack.pop_back();
+  // Depth first, children in order (recursion depth <= the tree's): the groups come out in
+  // particle order, with no sort (which cost ~3 ms per step at 1M on the GPU machine's host).
+  groups.reserve(2 * (nodes[0].end - nodes[0].begin) / ng + 1);
+  const auto visit = [&](const auto& self, std::uint32_t i) -> void {
     target_children(
-        t, i, ng, [&](std::uint32_t b) { stack.push_back(b); },
+        t, i, ng, [&](std::uint32_t b) { self(self, b); },
         [&](const Group& g) { groups.push_back(g); });
-  }
-  std::sort(groups.begin(), groups.end(),
-            [](const Group& a, const Group& b) { return a.begin < b.begin; });
+  };
+  visit(visit, 0);
   return groups;
 }
 
