@@ -10,7 +10,7 @@
 //           buffers (and the sorted index, 4 B, with zero softening: the coincidence check)
 //   host:   build_octree from the sorted keys, compute_multipoles (the CPU solver's code), both
 //           reading the pinned copies in place
-//   up:     the nodes (128 B per node, about N / 4 nodes at n_leaf 16)
+//   up:     the nodes (128 B per node, about N / 4 nodes at n_leaf 16), through a pinned copy
 //   device: per-particle walk (or the group mode, groups from make_groups on the host, 16 B per
 //           group up), accelerations written in the stepper's (input) order.
 #include <cmath>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
+#include "core/parallel_copy.hpp"
 #include "gpu/cub_ops.cuh"
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/device_stepper.hpp"
@@ -53,6 +54,7 @@ struct DeviceStepper::Impl {
   PinnedBuffer<double> h_x, h_y, h_z, h_m;
   PinnedBuffer<std::uint32_t> h_order;
   std::vector<TreeNode> nodes;
+  PinnedBuffer<TreeNode> h_nodes;  // the nodes' staging copy for the upload
   CudaEvent e0, e1;
   PhaseTimes integrate;
 
@@ -133,8 +135,12 @@ struct DeviceStepper::Impl {
     st.seconds["build"] = sw.seconds();
     // upload the nodes
     sw.restart();
+    // Through a pinned copy: the DMA engines read it at the link's rate, where the pageable
+    // vector was copied at ~6.5 GB/s (4.5 ms for the 29 MB of nodes at 1M on an H200 host).
+    h_nodes.resize(nodes.size());
+    parallel_copy(h_nodes.data(), nodes.data(), nodes.size() * sizeof(TreeNode));
     TreeView v;  // the device tree's particle arrays stay those gathered above
-    v.nodes = nodes.data();
+    v.nodes = h_nodes.data();
     v.n_nodes = static_cast<std::uint32_t>(nodes.size());
     v.n_particles = n;
     v.lo_x = cube.lo_x;

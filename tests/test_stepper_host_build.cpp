@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel_copy.hpp"
 #include "ic/ic.hpp"
 #include "tree/morton.hpp"
 #include "tree/octree.hpp"
@@ -136,6 +137,19 @@ TEST(StepperHostBuild, CoincidenceCheckOnSortedArraysNamesTheIds) {
     const std::string expected = "particles with ids " + std::to_string(p.id[17]) + " and " +
                                  std::to_string(p.id[2500]) + " are at the same position";
     EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+  }
+}
+
+// The stepper copies each step's nodes into pinned memory with parallel_copy: every byte
+// arrives, for sizes below one chunk, at chunk boundaries and above, with ragged ends.
+TEST(StepperHostBuild, ParallelCopyCopiesEveryByte) {
+  for (const std::size_t bytes : {std::size_t{0}, std::size_t{1}, std::size_t{4095},
+                                  (std::size_t{1} << 20) + 3, (std::size_t{5} << 20) + 7}) {
+    std::vector<unsigned char> src(bytes), dst(bytes + 1, 0xAB);
+    for (std::size_t k = 0; k < bytes; ++k) src[k] = static_cast<unsigned char>(k * 131 + 7);
+    parallel_copy(dst.data(), src.data(), bytes);
+    ASSERT_TRUE(std::equal(src.begin(), src.end(), dst.begin())) << bytes;
+    EXPECT_EQ(dst[bytes], 0xAB) << "wrote past the end, " << bytes;
   }
 }
 
