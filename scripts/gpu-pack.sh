@@ -1,6 +1,7 @@
 #!/bin/bash
-# Builds, on this (GPU-less) machine, what scripts/gpu-check.sh runs, for sm_90, into
-# .gpu-pack/ in the repository root: the CUDA test binaries and hoshi_gpu_bench (bin/), the
+# Builds, on this (GPU-less) machine, what scripts/gpu-check.sh and scripts/gpu-profile.sh run,
+# for sm_90, into .gpu-pack/ in the repository root: the CUDA test binaries, hoshi_gpu_bench and
+# tree_perf (bin/), the
 # shared libraries they load besides the C library and the driver (lib/), and ptxas's
 # resource logs (ptxas/). The lent GPU machine's image has nvcc and CMake but not hoshi's build
 # dependencies (Eigen, cxxopts, HDF5, libpng, GoogleTest), so it cannot configure hoshi; name
@@ -20,11 +21,12 @@ cmake -S . -B "$build" -DHOSHI_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUI
 # body, every backend: HOSHI_SKIP_IF_UNAVAILABLE); gpu-check.sh runs only the latter's "cuda" ones.
 tests=$(cd tests && { ls test_gpu_*.cpp test_cuda_*.cpp; grep -l HOSHI_SKIP_IF_UNAVAILABLE test_*.cpp; } |
   sort -u | sed 's/\.cpp$//' | tr '\n' ' ')
-make -C "$build" -j"$(nproc)" hoshi_gpu_bench $tests 2>&1 | grep -E 'error|warning' || true
+make -C "$build" -j"$(nproc)" hoshi_gpu_bench tree_perf $tests 2>&1 | grep -E 'error|warning' || true
 rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/lib" "$pack/ptxas"
 for t in $tests; do cp "$build/tests/$t" "$pack/bin/"; done
 cp "$build/gpu/hoshi_gpu_bench" "$pack/bin/"
+cp "$build/tree_perf" "$pack/bin/"  # the host build's thread scaling (scripts/gpu-profile.sh)
 cp "$build"/ptxas/*.log "$pack/ptxas/"
 strip "$pack"/bin/* 2>/dev/null || true
 for f in "$pack"/bin/*; do

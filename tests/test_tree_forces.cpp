@@ -533,20 +533,21 @@ TEST(TreeForces, AutoSettingsResolveForTheBackendUsed) {
   ASSERT_EQ(c.tree.alpha, kAlphaGroupWalk);
   const SolverConfig g = resolve_auto(c, Backend::cuda);
   EXPECT_EQ(g.backend, Backend::cuda);
-  EXPECT_EQ(g.tree.walk, WalkKind::particle);  // "--walk auto" on CUDA
-  EXPECT_EQ(g.tree.theta, kThetaParticleWalk);
+  EXPECT_EQ(g.tree.walk, WalkKind::group);  // "--walk auto" on CUDA: the group mode
+  EXPECT_EQ(g.tree.theta, kThetaCudaGroupWalk);
   EXPECT_EQ(g.tree.criterion, Criterion::relative);
-  EXPECT_EQ(g.tree.alpha, kAlphaParticleWalk);
+  EXPECT_EQ(g.tree.alpha, kAlphaCudaGroupWalk);
   const SolverConfig h = resolve_auto(c, Backend::cpu);
   EXPECT_EQ(h.tree.walk, WalkKind::group);
   EXPECT_EQ(h.tree.theta, kThetaGroupWalk);
   EXPECT_EQ(h.tree.alpha, kAlphaGroupWalk);
-  // "--walk group" on CUDA: the group mode's defaults.
+  // "--walk particle" on CUDA: the per-particle kernel's defaults.
   SolverConfig cg = c;
   cg.tree.walk_auto = false;
-  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.walk, WalkKind::group);
-  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.theta, kThetaCudaGroupWalk);
-  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.alpha, kAlphaCudaGroupWalk);
+  cg.tree.walk = WalkKind::particle;
+  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.walk, WalkKind::particle);
+  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.theta, kThetaParticleWalk);
+  EXPECT_EQ(resolve_auto(cg, Backend::cuda).tree.alpha, kAlphaParticleWalk);
   // Values the user gave are kept.
   c.tree.alpha_auto = c.tree.theta_auto = false;
   c.tree.alpha = 0.004;

@@ -67,8 +67,9 @@ struct TreeParams {
   // Group walk: the coefficient R of local_ratio_for (above); 0 turns local expansions off.
   double local_ratio = kLocalRatio;
   WalkKind walk = WalkKind::group;
-  // true (the default, "--walk auto"): resolve_auto sets walk to the group walk on the CPU and
-  // the per-particle walk on CUDA. Code that sets walk itself sets walk_auto = false too.
+  // true (the default, "--walk auto"): resolve_auto sets walk to the group walk (on CUDA: the
+  // group mode, measured faster than the per-particle kernel on an H200, docs/perf-gpu.md).
+  // Code that sets walk itself sets walk_auto = false too.
   bool walk_auto = true;
 };
 
