@@ -35,6 +35,20 @@ struct InteractionCounts {
   std::uint64_t pp = 0, pc = 0;
 };
 
+// The order in which the group mode's warps take the groups: by the groups' smallest
+// alpha |a_old| / G, ascending (the costliest first). Buffers reused between calls.
+class GroupSchedule {
+ public:
+  void order_by_alpha(const Group* d_groups, std::size_t n_groups, const float* d_alpha,
+                      cudaStream_t stream = nullptr);
+  const std::uint32_t* order() const { return order_.data(); }
+
+ private:
+  DeviceBuffer<std::uint64_t> keys_, keys_sorted_;
+  DeviceBuffer<std::uint32_t> index_, order_;
+  CubTemp temp_;
+};
+
 // Device copy of a host TreeView (nodes and sorted particles). view() has device pointers.
 class DeviceTree {
  public:
@@ -65,6 +79,7 @@ class DeviceTree {
   DeviceBuffer<double> x_, y_, z_, m_;
   std::vector<Group> h_groups_;
   DeviceBuffer<Group> groups_;
+  mutable GroupSchedule schedule_;  // scratch of walk()
   TreeView view_{};
 };
 
@@ -78,11 +93,13 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
 
 // The group mode (tree/walk_box.hpp): a warp per group d_groups[0 .. n_groups) (sorted ranges
 // covering every particle once: make_groups), every target walking its group's box with the
-// group's smallest d_alpha_a. Otherwise as tree_walk.
+// group's smallest d_alpha_a. Warp w takes group d_group_order[w] (a permutation of the
+// groups: GroupSchedule), or group w without one. Otherwise as tree_walk.
 InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
                                    std::size_t n_groups, const WalkParams<float>& w,
                                    const float* d_alpha, double G, const std::uint32_t* d_order,
                                    float4* d_out, DeviceBuffer<unsigned long long>& counters,
-                                   cudaStream_t stream = nullptr, const TreePolicy& policy = {});
+                                   cudaStream_t stream = nullptr, const TreePolicy& policy = {},
+                                   const std::uint32_t* d_group_order = nullptr);
 
 }  // namespace hoshi::gpu
