@@ -192,6 +192,15 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
 
 namespace {
 
+// The parallel units of the tree build and of the moments: subtrees of at most this many
+// particles, found by particle count rather than at a fixed level, so that a centrally
+// concentrated system (a Plummer sphere in the cube of its outliers holds most particles in a
+// few level-3 cells) still splits into ~n / 4096 balanced tasks (with level-3 subtrees, the
+// build and the moments stopped scaling beyond 4 threads on a 16-core host).
+inline std::size_t task_particles(std::size_t n) {
+  return std::max<std::size_t>(4096, n / 1024);
+}
+
 class OctreeBuilder {
  public:
   OctreeBuilder(const std::uint64_t* keys, const BoundingCube& cube, int n_leaf)
@@ -223,9 +232,10 @@ class OctreeBuilder {
   }
 
   // The whole tree, in two parallel passes and without intermediate copies (the node array
-  // is the largest array of the tree): the nodes above level kTaskLevels (the skeleton) are
-  // listed in pre-order with the subtrees that hang below them; the subtrees' node counts are
-  // computed in parallel, giving every subtree its place; then each is written there.
+  // is the largest array of the tree): the nodes with more than task_particles(n) particles
+  // (the skeleton) are listed in pre-order with the subtrees that hang below them; the
+  // subtrees' node counts are computed in parallel, giving every subtree its place; then each
+  // is written there.
   void build(std::size_t n, std::vector<TreeNode>& nodes) const {
     struct Item {
       std::size_t b, e;
@@ -234,9 +244,9 @@ class OctreeBuilder {
       std::uint64_t count = 1, index = 0, next = 0;
     };
     std::vector<Item> items;
+    const std::size_t task = task_particles(n);
     auto collect = [&](auto&& self, std::size_t b, std::size_t e, int level) -> void {
-      const bool subtree =
-          level >= kTaskLevels || e - b < kTaskMinParticles || is_leaf(b, e, level);
+      const bool subtree = e - b <= task || is_leaf(b, e, level);
       items.push_back({b, e, level, subtree});
       if (subtree) return;
       for_each_child(b, e, level,
@@ -280,9 +290,6 @@ class OctreeBuilder {
   }
 
  private:
-  static constexpr int kTaskLevels = 3;
-  static constexpr std::size_t kTaskMinParticles = 4096;
-
   bool is_leaf(std::size_t b, std::size_t e, int level) const {
     return e - b <= n_leaf_ || level >= kMortonMaxLevel;
   }
@@ -493,15 +500,17 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
   if (nn == 0) return;
   const auto mom_buf = std::make_unique_for_overwrite<Moments[]>(nn);
   Moments* const mom = mom_buf.get();
-  // Independent subtrees: the nodes at level kCut, and leaves above it. Each is processed
-  // bottom-up (reverse pre-order: children follow their parent) by one thread.
-  constexpr std::uint32_t kCut = 3;
-  std::vector<std::uint32_t> roots;
+  // Independent subtrees: the largest nodes of at most task_particles particles (and leaves
+  // above them), each processed bottom-up (reverse pre-order: children follow their parent) by
+  // one thread; then the nodes above them (the skeleton), in reverse pre-order.
+  const std::uint64_t task = task_particles(nodes[0].end - nodes[0].begin);
+  std::vector<std::uint32_t> roots, skeleton;
   for (std::uint32_t i = 0; i < nn;) {
-    if (nodes[i].level >= kCut || nodes[i].first_child == 0) {
+    if (nodes[i].end - nodes[i].begin <= task || nodes[i].first_child == 0) {
       roots.push_back(i);
       i = nodes[i].next;
     } else {
+      skeleton.push_back(i);
       ++i;
     }
   }
@@ -528,8 +537,7 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
     const std::uint32_t root = roots[r];
     for (std::uint32_t i = nodes[root].next; i-- > root;) one_node(i);
   }
-  for (std::uint32_t i = nn; i-- > 0;)
-    if (nodes[i].level < kCut && nodes[i].first_child != 0) one_node(i);
+  for (std::size_t k = skeleton.size(); k-- > 0;) one_node(skeleton[k]);
 }
 
 TreeView Octree::view() const {
