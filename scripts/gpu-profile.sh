@@ -7,7 +7,8 @@
 # moments), which bounds a device-resident step. Writes $OUT/ncu_<kernel>.txt and
 # $OUT/host_build.txt (or into the current directory without OUT).
 #
-# usage: scripts/gpu-profile.sh      (PROFILE_N=1048576 PROFILE_THREADS="1 4 16")
+# usage: scripts/gpu-profile.sh      (PROFILE_N=1048576 PROFILE_THREADS="1 4 16"
+#                                    PROFILE_KERNELS="tree_walk_kernel tree_walk_groups_kernel")
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}
@@ -17,7 +18,7 @@ n=${PROFILE_N:-1048576}
 log2n=$(awk -v n="$n" 'BEGIN { print int(log(n) / log(2) + 0.5) }')
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
 if [ -n "$ncu" ]; then
-  for kernel in tree_walk_kernel tree_walk_groups_kernel; do
+  for kernel in ${PROFILE_KERNELS:-tree_walk_kernel tree_walk_groups_kernel}; do
     walk=$([ "$kernel" = tree_walk_kernel ] && echo particle || echo group)
     # The third launch of the kernel: after the bootstrap's barnes94 walk and the first
     # relative one, as in a run's steady state.
