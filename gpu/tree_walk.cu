@@ -1,5 +1,6 @@
 #include <math_constants.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -111,6 +112,20 @@ __global__ void group_alpha_keys_kernel(const Group* __restrict__ groups, std::u
   index[g] = static_cast<std::uint32_t>(g);
 }
 
+// keys[g] = g + n (every group after the hoisted ones, in particle order), then keys[g] = g for
+// the groups in the first `hoist` places of by_alpha: sorting by these keys puts the hoisted
+// groups first, each class in particle (Morton) order.
+__global__ void schedule_rest_keys_kernel(std::uint64_t n_groups,
+                                          std::uint64_t* __restrict__ keys) {
+  const std::uint64_t g = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (g < n_groups) keys[g] = g + n_groups;
+}
+__global__ void schedule_hoist_keys_kernel(const std::uint32_t* __restrict__ by_alpha,
+                                           std::uint64_t hoist, std::uint64_t* __restrict__ keys) {
+  const std::uint64_t r = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (r < hoist) keys[by_alpha[r]] = by_alpha[r];
+}
+
 }  // namespace
 
 void DeviceTree::upload(const TreeView& t, cudaStream_t stream) {
@@ -182,13 +197,26 @@ void GroupSchedule::order_by_alpha(const Group* d_groups, std::size_t n_groups,
   keys_.resize(n_groups);
   keys_sorted_.resize(n_groups);
   index_.resize(n_groups);
+  by_alpha_.resize(n_groups);
   order_.resize(n_groups);
   if (n_groups == 0) return;
-  group_alpha_keys_kernel<<<static_cast<unsigned>(elementwise_blocks(n_groups, 256)), 256, 0,
-                            stream>>>(d_groups, n_groups, d_alpha, keys_.data(), index_.data());
+  const unsigned blocks = static_cast<unsigned>(elementwise_blocks(n_groups, 256));
+  group_alpha_keys_kernel<<<blocks, 256, 0, stream>>>(d_groups, n_groups, d_alpha, keys_.data(),
+                                                      index_.data());
+  HOSHI_CUDA_CHECK_LAUNCH();
+  sort_pairs(keys_.data(), keys_sorted_.data(), index_.data(), by_alpha_.data(), n_groups, temp_,
+             stream, 32);
+  // Only the costliest 1/32 go first; the rest keep the particle order, whose neighbouring
+  // groups share nodes in the caches (a full sort by alpha made the walk 1.2-1.3x slower from
+  // 2^21 particles, where the nodes outgrow the L2 cache).
+  const std::uint64_t hoist = std::max<std::uint64_t>(1, n_groups / 32);
+  schedule_rest_keys_kernel<<<blocks, 256, 0, stream>>>(n_groups, keys_.data());
+  HOSHI_CUDA_CHECK_LAUNCH();
+  schedule_hoist_keys_kernel<<<static_cast<unsigned>(elementwise_blocks(hoist, 256)), 256, 0,
+                               stream>>>(by_alpha_.data(), hoist, keys_.data());
   HOSHI_CUDA_CHECK_LAUNCH();
   sort_pairs(keys_.data(), keys_sorted_.data(), index_.data(), order_.data(), n_groups, temp_,
-             stream, 32);
+             stream, 64 - __builtin_clzll(2 * n_groups));
 }
 
 InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,

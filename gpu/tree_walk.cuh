@@ -35,8 +35,9 @@ struct InteractionCounts {
   std::uint64_t pp = 0, pc = 0;
 };
 
-// The order in which the group mode's warps take the groups: by the groups' smallest
-// alpha |a_old| / G, ascending (the costliest first). Buffers reused between calls.
+// The order in which the group mode's warps take the groups: the 1/32 with the smallest
+// alpha |a_old| / G (the costliest) first, then the others, each in particle order. Buffers
+// reused between calls.
 class GroupSchedule {
  public:
   void order_by_alpha(const Group* d_groups, std::size_t n_groups, const float* d_alpha,
@@ -45,7 +46,7 @@ class GroupSchedule {
 
  private:
   DeviceBuffer<std::uint64_t> keys_, keys_sorted_;
-  DeviceBuffer<std::uint32_t> index_, order_;
+  DeviceBuffer<std::uint32_t> index_, by_alpha_, order_;
   CubTemp temp_;
 };
 
