@@ -5,8 +5,12 @@
 // tile is padded with zero-mass sources, which contribute exactly zero. For small N the source
 // range is split across grid.y and direct_reduce_kernel sums the partial results (see
 // gpu/launch_geometry.hpp).
+#include <atomic>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
+#include "gpu/cuda_solvers.hpp"
 #include "gpu/direct.cuh"
 
 namespace hoshi::gpu {
@@ -29,17 +33,24 @@ struct Finalize {
 };
 
 // kKind: the softening kernel; kSoft: eps > 0. Without softening the self-pair (r2 == 0) is
-// masked out per pair (distinct particles never coincide: the solver checks).
-template <int Block, Softening kKind, bool kSoft>
+// masked out per pair (distinct particles never coincide: the solver checks). Each thread
+// holds T targets, blockIdx.x * Block * T + u * Block + threadIdx.x for u < T (coalesced), and
+// applies every tile source to all of them: one shared-memory load per T pair terms.
+template <int Block, int T, Softening kKind, bool kSoft>
 __global__ void __launch_bounds__(Block)
     direct_forces_kernel(const float4* __restrict__ d_pos, std::int64_t n,
                          std::int64_t sources_per_split, SofteningParams<float> s, bool finalize,
                          Finalize fin, float4* __restrict__ d_out) {
   __shared__ float4 tile[Block];
-  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * Block + threadIdx.x;
-  const bool active = i < n;
-  const float4 t = active ? d_pos[i] : make_float4(0.f, 0.f, 0.f, 0.f);
-  float ax = 0.f, ay = 0.f, az = 0.f, pot = 0.f;
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * Block * T + threadIdx.x;
+  float4 t[T];
+  float ax[T], ay[T], az[T], pot[T];
+#pragma unroll
+  for (int u = 0; u < T; ++u) {
+    const std::int64_t i = base + u * Block;
+    t[u] = i < n ? d_pos[i] : make_float4(0.f, 0.f, 0.f, 0.f);
+    ax[u] = ay[u] = az[u] = pot[u] = 0.f;
+  }
 
   const SourceRange r = split_range(sources_per_split, n, blockIdx.y);
   const std::int64_t j_end = r.end;
@@ -50,27 +61,34 @@ __global__ void __launch_bounds__(Block)
 #pragma unroll kUnroll
     for (int k = 0; k < Block; ++k) {
       const float4 q = tile[k];
-      const float dx = q.x - t.x, dy = q.y - t.y, dz = q.z - t.z;
-      if constexpr (kKind == Softening::plummer) {
-        if constexpr (kSoft) {
-          plummer_pair(dx, dy, dz, q.w, s.eps2, true, ax, ay, az, pot);
+#pragma unroll
+      for (int u = 0; u < T; ++u) {
+        const float dx = q.x - t[u].x, dy = q.y - t[u].y, dz = q.z - t[u].z;
+        if constexpr (kKind == Softening::plummer) {
+          if constexpr (kSoft) {
+            plummer_pair(dx, dy, dz, q.w, s.eps2, true, ax[u], ay[u], az[u], pot[u]);
+          } else {
+            const bool valid = dx * dx + dy * dy + dz * dz > 0.f;
+            plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax[u], ay[u], az[u], pot[u]);
+          }
         } else {
-          const bool valid = dx * dx + dy * dy + dz * dz > 0.f;
-          plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax, ay, az, pot);
+          // Softened spline (eps = 0 runs as Plummer): finite at r = 0, like Plummer.
+          spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax[u], ay[u], az[u], pot[u]);
         }
-      } else {
-        // Softened spline (eps = 0 runs as Plummer): finite at r = 0, like Plummer.
-        spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax, ay, az, pot);
       }
     }
     __syncthreads();
   }
-  if (!active) return;
-  const float4 a = make_float4(ax, ay, az, pot);
-  if (finalize)
-    d_out[i] = fin(a, t.w);
-  else
-    d_out[static_cast<std::int64_t>(blockIdx.y) * n + i] = a;
+#pragma unroll
+  for (int u = 0; u < T; ++u) {
+    const std::int64_t i = base + u * Block;
+    if (i >= n) continue;
+    const float4 a = make_float4(ax[u], ay[u], az[u], pot[u]);
+    if (finalize)
+      d_out[i] = fin(a, t[u].w);
+    else
+      d_out[static_cast<std::int64_t>(blockIdx.y) * n + i] = a;
+  }
 }
 
 // Sums the `splits` partial results of each target in split order, then finalises.
@@ -94,18 +112,36 @@ template <Softening kKind, bool kSoft>
 void launch_direct(const DirectGeometry& g, dim3 grid, const float4* d_pos, std::int64_t n,
                    const SofteningParams<float>& s, bool finalize, Finalize fin, float4* d_out,
                    cudaStream_t stream) {
-  direct_forces_kernel<kDirectBlock, kKind, kSoft>
-      <<<grid, kDirectBlock, 0, stream>>>(d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+  if (g.targets_per_thread == 2)
+    direct_forces_kernel<kDirectBlock, 2, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
+        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+  else
+    direct_forces_kernel<kDirectBlock, 1, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
+        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
   HOSHI_CUDA_CHECK_LAUNCH();
 }
 
+std::atomic<int> g_targets_per_thread{1};
+
 }  // namespace
+
+int direct_targets_per_thread() {
+  return g_targets_per_thread.load();
+}
+
+void set_direct_targets_per_thread(int t) {
+  if (t != 1 && t != 2)
+    throw std::invalid_argument("direct kernel: targets per thread " + std::to_string(t) +
+                                " (compiled for 1 and 2)");
+  g_targets_per_thread.store(t);
+}
 
 DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kernel, double eps,
                              double G, float4* d_out, DeviceBuffer<float4>& partial, int sm_count,
                              cudaStream_t stream, const DirectPolicy& policy_in) {
   DirectPolicy policy = policy_in;
   policy.block = kDirectBlock;  // the kernel is compiled for this tile size
+  policy.targets_per_thread = direct_targets_per_thread();
   const DirectGeometry g = direct_geometry(n, n, sm_count, policy);
   if (g.splits == 0) return g;
   const auto s = SofteningParams<float>::make(kernel, eps);

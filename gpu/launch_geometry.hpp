@@ -1,12 +1,12 @@
 // Launch geometry of the CUDA kernels: plain C++ so that the CPU tests cover it.
 //
-// Direct kernel: one thread per target, blocks of `block` threads along grid.x, and the source
-// range split into `splits` contiguous pieces along grid.y. Each piece is a whole number of
-// tiles of `block` sources (the shared-memory tile), except the last, which ends at n. For
-// large N, splits = 1; for small N the split is what fills the device: N = 4096 with 128-thread
-// blocks is only 32 blocks, too few for 132 multiprocessors, so the sources are split until
-// about `blocks_per_sm` blocks per multiprocessor exist, and a second kernel sums the
-// `splits` partial results of each target in a fixed order (deterministic).
+// Direct kernel: one thread per target (or per targets_per_thread targets), blocks of `block`
+// threads along grid.x, and the source range split into `splits` contiguous pieces along grid.y.
+// Each piece is a whole number of tiles of `block` sources (the shared-memory tile), except the
+// last, which ends at n. For large N, splits = 1; for small N the split is what fills the device: N
+// = 4096 with 128-thread blocks is only 32 blocks, too few for 132 multiprocessors, so the sources
+// are split until about `blocks_per_sm` blocks per multiprocessor exist, and a second kernel sums
+// the `splits` partial results of each target in a fixed order (deterministic).
 #pragma once
 
 #include <algorithm>
@@ -24,11 +24,15 @@ struct DirectPolicy {
   int block = 128;         // threads per block = sources per shared-memory tile
   int blocks_per_sm = 8;   // aim: this many resident blocks per multiprocessor
   int max_splits = 65535;  // grid.y limit
+  // Targets per thread: each source of a tile is read once for this many targets (the direct
+  // kernel is compiled for 1 and 2; direct_forces takes gpu::direct_targets_per_thread()).
+  int targets_per_thread = 1;
 };
 
 struct DirectGeometry {
   int block = 0;
-  std::size_t blocks_x = 0;         // ceil(n_targets / block)
+  int targets_per_thread = 1;
+  std::size_t blocks_x = 0;         // ceil(n_targets / (block * targets_per_thread))
   std::size_t tiles = 0;            // ceil(n_sources / block)
   std::size_t tiles_per_split = 0;  // >= 1
   std::size_t splits = 0;           // grid.y; every split holds at least one source
@@ -46,10 +50,13 @@ inline DirectGeometry direct_geometry(std::size_t n_targets, std::size_t n_sourc
         "direct_geometry: block, sm_count, blocks_per_sm and max_splits "
         "must be >= 1 (sm_count " +
         std::to_string(sm_count) + ")");
+  if (policy.targets_per_thread < 1)
+    throw std::invalid_argument("direct_geometry: targets_per_thread must be >= 1");
   DirectGeometry g;
   g.block = policy.block;
+  g.targets_per_thread = policy.targets_per_thread;
   const std::size_t b = static_cast<std::size_t>(policy.block);
-  g.blocks_x = ceil_div(n_targets, b);
+  g.blocks_x = ceil_div(n_targets, b * static_cast<std::size_t>(policy.targets_per_thread));
   g.tiles = ceil_div(n_sources, b);
   if (g.blocks_x == 0 || g.tiles == 0) {
     g.tiles_per_split = 1;

@@ -73,6 +73,22 @@ TEST(LaunchGeometry, RespectsTheGridYLimit) {
   expect_partition(g, 2000);
 }
 
+TEST(LaunchGeometry, TwoTargetsPerThreadHalveTheBlocks) {
+  // Each block covers block * targets_per_thread targets; the source tiles stay `block` wide.
+  DirectPolicy p;
+  p.targets_per_thread = 2;
+  for (std::size_t n : {std::size_t{1}, std::size_t{255}, std::size_t{256}, std::size_t{257},
+                        std::size_t{1} << 20}) {
+    const DirectGeometry g = direct_geometry(n, n, 132, p);
+    EXPECT_EQ(g.targets_per_thread, 2);
+    EXPECT_EQ(g.blocks_x, (n + 255) / 256) << n;
+    EXPECT_EQ(g.tiles, (n + 127) / 128) << n;
+    EXPECT_GE(g.blocks_x * 256, n);
+  }
+  p.targets_per_thread = 0;
+  EXPECT_THROW(direct_geometry(100, 100, 132, p), std::invalid_argument);
+}
+
 TEST(LaunchGeometry, EmptyAndInvalidInput) {
   const DirectGeometry g = direct_geometry(0, 0, 132);
   EXPECT_EQ(g.splits, 0u);  // nothing to launch
