@@ -28,6 +28,9 @@
 #include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
 #include "solver/solver.hpp"
+#ifdef HOSHI_HAVE_CUDA
+#include "gpu/cuda_solvers.hpp"
+#endif
 
 namespace hoshi {
 namespace {
@@ -209,6 +212,28 @@ TEST_P(DirectBackends, CoincidentUnsoftenedIsRejected) {
 
 INSTANTIATE_TEST_SUITE_P(Backends, DirectBackends, ::testing::Values(Backend::cpu, Backend::cuda),
                          backend_test_name);
+
+#ifdef HOSHI_HAVE_CUDA
+// The direct kernel's variant with two targets per thread (gpu::set_direct_targets_per_thread)
+// under the same bounds: partial blocks of targets (1000, 777 and 600 are not multiples of the
+// 256 targets of a block), no softening, the spline, and the split sources of small N.
+TEST(DirectCuda, TwoTargetsPerThreadMeetTheSameBounds) {
+  HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
+  struct Restore {
+    int t = gpu::direct_targets_per_thread();
+    ~Restore() { gpu::set_direct_targets_per_thread(t); }
+  } restore;
+  gpu::set_direct_targets_per_thread(2);
+  expect_direct_matches_reference(Backend::cuda, make_plummer(1000, 21),
+                                  {Softening::plummer, 0.01});
+  expect_direct_matches_reference(Backend::cuda, make_plummer(777, 22), {Softening::plummer, 0.0});
+  expect_direct_matches_reference(Backend::cuda, make_plummer(600, 23),
+                                  {Softening::spline, 0.05, 2.5});
+  expect_direct_matches_reference(Backend::cuda, make_plummer(4096, 24),
+                                  {Softening::plummer, 0.005});
+  EXPECT_THROW(gpu::set_direct_targets_per_thread(3), std::invalid_argument);
+}
+#endif
 
 }  // namespace
 }  // namespace hoshi
