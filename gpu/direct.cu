@@ -121,7 +121,9 @@ void launch_direct(const DirectGeometry& g, dim3 grid, const float4* d_pos, std:
   HOSHI_CUDA_CHECK_LAUNCH();
 }
 
-std::atomic<int> g_targets_per_thread{1};
+// Two by default: 1.03-1.06x the one-target kernel for N = 2^12 .. 2^18 on an H200 (equal at
+// 2^19, 0.98x at 2^20; docs/perf-gpu.md).
+std::atomic<int> g_targets_per_thread{2};
 
 }  // namespace
 

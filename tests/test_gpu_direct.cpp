@@ -214,16 +214,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, DirectBackends, ::testing::Values(Backend::cp
                          backend_test_name);
 
 #ifdef HOSHI_HAVE_CUDA
-// The direct kernel's variant with two targets per thread (gpu::set_direct_targets_per_thread)
-// under the same bounds: partial blocks of targets (1000, 777 and 600 are not multiples of the
-// 256 targets of a block), no softening, the spline, and the split sources of small N.
-TEST(DirectCuda, TwoTargetsPerThreadMeetTheSameBounds) {
+// The direct kernel's other variant (one or two targets per thread, whichever is not the
+// default that the suite above runs: gpu::set_direct_targets_per_thread) under the same
+// bounds: partial blocks of targets, no softening, the spline, and the split sources of small N.
+TEST(DirectCuda, OtherTargetsPerThreadMeetTheSameBounds) {
   HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
   struct Restore {
     int t = gpu::direct_targets_per_thread();
     ~Restore() { gpu::set_direct_targets_per_thread(t); }
   } restore;
-  gpu::set_direct_targets_per_thread(2);
+  gpu::set_direct_targets_per_thread(3 - restore.t);
   expect_direct_matches_reference(Backend::cuda, make_plummer(1000, 21),
                                   {Softening::plummer, 0.01});
   expect_direct_matches_reference(Backend::cuda, make_plummer(777, 22), {Softening::plummer, 0.0});
