@@ -12,24 +12,34 @@
 
 namespace hoshi::gpu {
 
-// A typed array in device memory. resize() keeps the allocation when it is large enough
+// Where a CudaArray's memory lives: device memory, or page-locked (pinned) host memory.
+struct DeviceMemory {
+  static void allocate(void** p, std::size_t bytes) { HOSHI_CUDA_CHECK(cudaMalloc(p, bytes)); }
+  static cudaError_t free(void* p) noexcept { return cudaFree(p); }
+};
+struct PinnedMemory {
+  static void allocate(void** p, std::size_t bytes) { HOSHI_CUDA_CHECK(cudaMallocHost(p, bytes)); }
+  static cudaError_t free(void* p) noexcept { return cudaFreeHost(p); }
+};
+
+// A typed array owned through Memory. resize() keeps the allocation when it is large enough
 // (contents are then unspecified), so buffers reused every step allocate once.
-template <class T>
-class DeviceBuffer {
+template <class T, class Memory>
+class CudaArray {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) { resize(n); }
-  ~DeviceBuffer() { release(); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  DeviceBuffer(DeviceBuffer&& o) noexcept
-      : d_(std::exchange(o.d_, nullptr)),
+  CudaArray() = default;
+  explicit CudaArray(std::size_t n) { resize(n); }
+  ~CudaArray() { release(); }
+  CudaArray(const CudaArray&) = delete;
+  CudaArray& operator=(const CudaArray&) = delete;
+  CudaArray(CudaArray&& o) noexcept
+      : p_(std::exchange(o.p_, nullptr)),
         size_(std::exchange(o.size_, 0)),
         capacity_(std::exchange(o.capacity_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  CudaArray& operator=(CudaArray&& o) noexcept {
     if (this != &o) {
       release();
-      d_ = std::exchange(o.d_, nullptr);
+      p_ = std::exchange(o.p_, nullptr);
       size_ = std::exchange(o.size_, 0);
       capacity_ = std::exchange(o.capacity_, 0);
     }
@@ -39,9 +49,9 @@ class DeviceBuffer {
   void resize(std::size_t n) {
     if (n > capacity_) {
       release();
-      void* p = nullptr;  // d_ stays null if the allocation fails
-      HOSHI_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T)));
-      d_ = static_cast<T*>(p);
+      void* p = nullptr;  // p_ stays null if the allocation fails
+      Memory::allocate(&p, n * sizeof(T));
+      p_ = static_cast<T*>(p);
       capacity_ = n;
     }
     size_ = n;
@@ -49,21 +59,36 @@ class DeviceBuffer {
   void release() noexcept {
     // An error here is not this buffer's to report; clear it so that it is not blamed on the
     // next checked launch.
-    if (d_ && cudaFree(d_) != cudaSuccess) (void)cudaGetLastError();
-    d_ = nullptr;
+    if (p_ && Memory::free(p_) != cudaSuccess) (void)cudaGetLastError();
+    p_ = nullptr;
     size_ = capacity_ = 0;
   }
 
-  T* data() { return d_; }
-  const T* data() const { return d_; }
+  T* data() { return p_; }
+  const T* data() const { return p_; }
   std::size_t size() const { return size_; }
   std::size_t bytes() const { return size_ * sizeof(T); }
   bool empty() const { return size_ == 0; }
 
+ private:
+  T* p_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+// A typed array in device memory, with the copies to and from the host.
+template <class T>
+class DeviceBuffer : public CudaArray<T, DeviceMemory> {
+ public:
+  using CudaArray<T, DeviceMemory>::CudaArray;
+  using CudaArray<T, DeviceMemory>::data;
+  using CudaArray<T, DeviceMemory>::resize;
+
   // Host -> device of n elements (resizes to n).
   void upload(const T* h, std::size_t n, cudaStream_t stream = nullptr) {
     resize(n);
-    if (n) HOSHI_CUDA_CHECK(cudaMemcpyAsync(d_, h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
+    if (n)
+      HOSHI_CUDA_CHECK(cudaMemcpyAsync(data(), h, n * sizeof(T), cudaMemcpyHostToDevice, stream));
   }
   // Device -> host of the first n elements; synchronises the stream.
   void download(T* h, std::size_t n, cudaStream_t stream = nullptr) const {
@@ -73,65 +98,16 @@ class DeviceBuffer {
   // Device -> host of the first n elements, queued on `stream` without waiting: h must stay
   // valid until the stream is synchronised (asynchronous only into pinned memory).
   void download_async(T* h, std::size_t n, cudaStream_t stream = nullptr) const {
-    if (n) HOSHI_CUDA_CHECK(cudaMemcpyAsync(h, d_, n * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    if (n)
+      HOSHI_CUDA_CHECK(cudaMemcpyAsync(h, data(), n * sizeof(T), cudaMemcpyDeviceToHost, stream));
   }
-
- private:
-  T* d_ = nullptr;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
 };
 
 // A typed array in page-locked (pinned) host memory, the staging area of per-step transfers:
 // copies from and to it run at the full PCIe rate and can be asynchronous, where a pageable
-// array is copied through the driver's own staging buffers. Grows on demand like DeviceBuffer
-// (contents unspecified after a growth); data() is an ordinary host pointer.
+// array is copied through the driver's own staging buffers. data() is an ordinary host pointer.
 template <class T>
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  ~PinnedBuffer() { release(); }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  PinnedBuffer(PinnedBuffer&& o) noexcept
-      : h_(std::exchange(o.h_, nullptr)),
-        size_(std::exchange(o.size_, 0)),
-        capacity_(std::exchange(o.capacity_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    if (this != &o) {
-      release();
-      h_ = std::exchange(o.h_, nullptr);
-      size_ = std::exchange(o.size_, 0);
-      capacity_ = std::exchange(o.capacity_, 0);
-    }
-    return *this;
-  }
-
-  void resize(std::size_t n) {
-    if (n > capacity_) {
-      release();
-      void* p = nullptr;  // h_ stays null if the allocation fails
-      HOSHI_CUDA_CHECK(cudaMallocHost(&p, n * sizeof(T)));
-      h_ = static_cast<T*>(p);
-      capacity_ = n;
-    }
-    size_ = n;
-  }
-  void release() noexcept {
-    if (h_ && cudaFreeHost(h_) != cudaSuccess) (void)cudaGetLastError();
-    h_ = nullptr;
-    size_ = capacity_ = 0;
-  }
-
-  T* data() { return h_; }
-  const T* data() const { return h_; }
-  std::size_t size() const { return size_; }
-
- private:
-  T* h_ = nullptr;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
-};
+using PinnedBuffer = CudaArray<T, PinnedMemory>;
 
 // CUB's temporary storage, grown on demand and reused: the second phase of CUB's two-phase
 // pattern (first call with nullptr asks for the size, second call runs).
