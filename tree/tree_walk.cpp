@@ -630,33 +630,29 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
   // own list, and the lists are spliced in order: the result is the serial one (the serial
   // pass cost ~4 ms at 1M, a chain of cache misses over the nodes).
   constexpr std::uint64_t kUnit = 4096;
-  const auto visit = [&](const auto& self, std::uint32_t i, std::vector<Group>& out) -> void {
-    target_children(
-        t, i, ng, [&](std::uint32_t b) { self(self, b, out); },
-        [&](const Group& g) { out.push_back(g); });
-  };
-  // Serial top: groups found there directly, and placeholders {unit, kNoParticle} for units.
+  // The top pass (top = true) leaves a placeholder {unit, kUnitMark} for each unit in `out`.
   constexpr std::uint64_t kUnitMark = ~std::uint64_t{0};
   std::vector<std::uint32_t> units;
-  std::vector<Group> top;
-  const auto visit_top = [&](const auto& self, std::uint32_t i) -> void {
+  const auto visit = [&](const auto& self, std::uint32_t i, bool top,
+                         std::vector<Group>& out) -> void {
     target_children(
         t, i, ng,
         [&](std::uint32_t b) {
-          if (nodes[b].end - nodes[b].begin > kUnit) {
-            self(self, b);
-          } else {
-            top.push_back({units.size(), kUnitMark});
+          if (top && nodes[b].end - nodes[b].begin <= kUnit) {
+            out.push_back({units.size(), kUnitMark});
             units.push_back(b);
+          } else {
+            self(self, b, top, out);
           }
         },
-        [&](const Group& g) { top.push_back(g); });
+        [&](const Group& g) { out.push_back(g); });
   };
-  visit_top(visit_top, 0);
+  std::vector<Group> top;
+  visit(visit, 0, true, top);
   std::vector<std::vector<Group>> unit_groups(units.size());
   const std::ptrdiff_t nu = static_cast<std::ptrdiff_t>(units.size());
 #pragma omp parallel for schedule(dynamic, 4)
-  for (std::ptrdiff_t u = 0; u < nu; ++u) visit(visit, units[u], unit_groups[u]);
+  for (std::ptrdiff_t u = 0; u < nu; ++u) visit(visit, units[u], false, unit_groups[u]);
   std::size_t total = 0;
   for (const Group& g : top) total += g.end == kUnitMark ? unit_groups[g.begin].size() : 1;
   groups.reserve(total);
