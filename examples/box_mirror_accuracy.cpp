@@ -1,6 +1,7 @@
 // Accuracy and cost of the CUDA group mode on the CPU (docs/perf-gpu.md): walk_tree_boxes, the
 // mirror of tree_walk_groups_kernel (every target of a group of <= n_group particles walks its
-// group's box), against the double direct sum on 2000 targets of a Plummer sphere (seed 42);
+// group's box), and walk_tree_warps, the mirror of the lists kernel (tree/walk_warp.hpp),
+// against the double direct sum on 2000 targets of a Plummer sphere (seed 42);
 // the per-particle walk at the same setting for comparison. The relative criterion's |a_old|
 // comes from the per-particle solver's own bootstrap and second call. Build:
 // make -C build box_mirror_accuracy
@@ -94,7 +95,20 @@ int main(int argc, char** argv) {
                                         ax.data(), ay.data(), az.data(), pot.data());
   const double t1 = omp_get_wtime();
 
+  // The lists kernel's mirror (tree/walk_warp.hpp) on the same tree: the same interaction sets,
+  // box-relative float positions; and how many warp walks found the stack too small.
+  std::vector<double> lx(n), ly(n), lz(n), lpot(n);
+  std::uint64_t fallbacks = 0;
+  const WalkCounts wl =
+      walk_tree_warps(t, wc, alpha_a.empty() ? nullptr : alpha_a.data(), lx.data(), ly.data(),
+                      lz.data(), lpot.data(), kWarpStack, &fallbacks);
+  const double t2 = omp_get_wtime();
+  std::uint64_t chunks = 0;
+  for (const Group& g : make_groups(t.nodes, n_group))
+    chunks += (g.end - g.begin + kWarpLanes - 1) / kWarpLanes;
+
   const std::vector<double> e = errors(targets, ref, ax.data(), ay.data(), az.data());
+  const std::vector<double> el = errors(targets, ref, lx.data(), ly.data(), lz.data());
   const std::vector<double> ep = errors(targets, ref, q.ax.data(), q.ay.data(), q.az.data());
   std::printf(
       "n %zu %s %g n_group %d | box: p50 %.2e p99 %.2e max %.2e pp %.0f pc %.0f per particle, "
@@ -102,5 +116,11 @@ int main(int argc, char** argv) {
       n, argv[2], param, n_group, quantile(e, 0.5), quantile(e, 0.99), e.back(),
       double(wk.pp) / double(n), double(wk.pc) / double(n), t1 - t0, quantile(ep, 0.5),
       quantile(ep, 0.99));
+  std::printf(
+      "  lists mirror: p50 %.2e p99 %.2e max %.2e, counts %s the box walk's, %.2f s, stack "
+      "(%d entries) too small for %llu of %llu warp walks\n",
+      quantile(el, 0.5), quantile(el, 0.99), el.back(),
+      wl.pp == wk.pp && wl.pc == wk.pc ? "equal to" : "DIFFERENT from", t2 - t1, kWarpStack,
+      static_cast<unsigned long long>(fallbacks), static_cast<unsigned long long>(chunks));
   return 0;
 }

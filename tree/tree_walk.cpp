@@ -80,6 +80,57 @@ WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const 
   return {pp, pc};
 }
 
+WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
+                           double* ax, double* ay, double* az, double* pot, int stack_capacity,
+                           std::uint64_t* fallbacks) {
+  const TreeView t = tree.view();
+  const WalkParams<float> w = walk_params(cfg);
+  const std::vector<Group> groups = make_groups(tree.nodes, cfg.n_group);
+  const std::ptrdiff_t ng = static_cast<std::ptrdiff_t>(groups.size());
+  const int capacity = std::clamp(stack_capacity, 1, kWarpStack);
+  std::uint64_t pp = 0, pc = 0, fell_back = 0;
+  if (t.n_nodes == 0) return {};
+#pragma omp parallel reduction(+ : pp, pc, fell_back)
+  {
+    auto scratch = std::make_unique<WarpScratch>();
+#pragma omp for schedule(dynamic, 16)
+    for (std::ptrdiff_t g = 0; g < ng; ++g) {
+      const Group& grp = groups[g];
+      const GroupBox box = group_box(t, grp);
+      float aa = alpha_a ? alpha_a[grp.begin] : 0.0f;
+      for (std::uint64_t k = grp.begin; alpha_a && k < grp.end; ++k) aa = std::min(aa, alpha_a[k]);
+      for (std::uint64_t k0 = grp.begin; k0 < grp.end; k0 += kWarpLanes) {
+        HostWarp warp;
+        HostWarp::Var<LaneTarget> tg;
+        warp.each([&](int l) { tg[l] = lane_target(t, box, grp.begin, k0, grp.end, l); });
+        const bool done = walk_group_warp(warp, t, box, w.criterion, aa, w, grp.begin, k0, *scratch,
+                                          capacity, tg);
+        fell_back += !done;
+        warp.each([&](int l) {
+          const std::uint64_t k = k0 + static_cast<std::uint64_t>(l);
+          if (k >= grp.end) return;
+          ParticleForce<float> f;
+          if (done) {
+            f.ax = tg[l].ax;
+            f.ay = tg[l].ay;
+            f.az = tg[l].az;
+            f.pot = tg[l].pot;
+            f.pp = tg[l].pp;
+            f.pc = tg[l].pc;
+          } else {
+            f = walk_box_target<float>(t, box, aa, k, t.x[k], t.y[k], t.z[k], w);
+          }
+          store_force(f, cfg.G, tree.index[k], ax, ay, az, pot);
+          pp += f.pp;
+          pc += f.pc;
+        });
+      }
+    }
+  }
+  if (fallbacks) *fallbacks = fell_back;
+  return {pp, pc};
+}
+
 namespace {
 
 // The group walk itself: visitor.cell(i) for every accepted node, visitor.leaf(i) for every

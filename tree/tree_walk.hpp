@@ -25,6 +25,7 @@
 #include "tree/octree.hpp"
 #include "tree/tree_view.hpp"
 #include "tree/walk_box.hpp"
+#include "tree/walk_warp.hpp"
 
 namespace hoshi {
 
@@ -111,5 +112,14 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
 // output convention as above.
 WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                            double* ax, double* ay, double* az, double* pot);
+
+// The CPU mirror of the CUDA group mode's lists kernel (walk_warp.hpp): the groups of
+// walk_tree_boxes, each walked once by a (host) warp for 32 targets at a time, the same
+// interaction sets as walk_tree_boxes in another order. A walk that would need more than
+// stack_capacity (<= kWarpStack) stack entries falls back to walk_tree_boxes's walk for its
+// targets; *fallbacks (if given) counts those walks. Same output convention as above.
+WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
+                           double* ax, double* ay, double* az, double* pot,
+                           int stack_capacity = kWarpStack, std::uint64_t* fallbacks = nullptr);
 
 }  // namespace hoshi

@@ -1,0 +1,282 @@
+// The warp-cooperative group walk (tree/walk_warp.hpp: the CUDA group mode's lists kernel) on
+// the CPU, through its mirror walk_tree_warps, which runs the same HOSTDEV function with the
+// 32 lanes one after the other (HostWarp). Against walk_tree_boxes (the box walk per target:
+// the same box test, so the same interaction sets) and the double reference:
+//  * the p-p and p-c counts equal the box walk's exactly (same sets), for every criterion,
+//    both orders and both softening kernels, for groups larger than a warp (taken 32 targets
+//    at a time) and leaves larger than a tile (filled over several passes);
+//  * the forces differ from the box walk's by float rounding only. Bound per target i: each
+//    term's separation d is formed as (s - c) - (x_i - c) in float from box-relative positions,
+//    an error of at most ~2u (h + |d|) with h the box's half-diagonal (u = 2^-24), which moves
+//    a term m/d^2 by ~6u (1 + h/d) of itself; summed over all sources (cells stand for their
+//    particles) plus the summation's round-off: 8u sum_j (1 + h/r_ij) m_j / r_ij^2 +
+//    8 sqrt(N) u S1_i, S1_i = sum_j m_j / r_ij^2;
+//  * a stack too small for a walk falls back to the box walk for its targets (bit for bit);
+//  * a lane reading another lane's value outside a collective aborts (what the device would
+//    silently get wrong: there a lane sees only its own registers).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "direct/direct.hpp"
+#include "ic/ic.hpp"
+#include "solver/solver.hpp"
+#include "tree/octree.hpp"
+#include "tree/tree_walk.hpp"
+#include "tree/walk_warp.hpp"
+
+namespace hoshi {
+namespace {
+
+struct Forces {
+  std::vector<double> ax, ay, az, pot;
+  explicit Forces(std::size_t n) : ax(n), ay(n), az(n), pot(n) {}
+};
+
+struct Case {
+  Criterion criterion;
+  int order;
+  Softening softening;
+  double eps;
+  int n_leaf;
+  int n_group;
+};
+
+std::string name(const Case& c) {
+  return to_string(c.criterion) + " order " + std::to_string(c.order) + " " +
+         to_string(c.softening) + " eps " + std::to_string(c.eps) + " n_leaf " +
+         std::to_string(c.n_leaf) + " n_group " + std::to_string(c.n_group);
+}
+
+// The tree, alpha |a_ref| per sorted particle (relative criterion), and the walk config.
+struct WalkSetup {
+  Octree tree;
+  std::vector<float> alpha_a;
+  TreeWalkConfig cfg;
+};
+
+WalkSetup make_setup(const ParticleSet& p, const ParticleSet& ref, const Case& c) {
+  WalkSetup s;
+  PhaseTimes times;
+  build_tree(p, {c.n_leaf, c.criterion, c.criterion == Criterion::relative ? 1.0 : 0.6}, s.tree,
+             times);
+  if (c.criterion == Criterion::relative) {
+    const double alpha = 0.0015;  // the CUDA default's (docs/perf-gpu.md)
+    for (std::uint64_t k = 0; k < s.tree.index.size(); ++k) {
+      const std::size_t i = s.tree.index[k];
+      s.alpha_a.push_back(
+          static_cast<float>(alpha * std::sqrt(ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] +
+                                               ref.az[i] * ref.az[i])));
+    }
+  }
+  s.cfg.criterion = c.criterion;
+  s.cfg.order = c.order;
+  s.cfg.softening = c.softening;
+  s.cfg.eps = c.eps;
+  s.cfg.n_group = c.n_group;
+  return s;
+}
+
+// The rounding bound of the header, per target (in the caller's order).
+std::vector<double> rounding_bound(const ParticleSet& p, const WalkSetup& s) {
+  const std::size_t n = p.size();
+  const TreeView v = s.tree.view();
+  std::vector<double> h(n);  // half-diagonal of each target's group box
+  for (const Group& g : make_groups(s.tree.nodes, s.cfg.n_group)) {
+    const GroupBox b = group_box(v, g);
+    for (std::uint64_t k = g.begin; k < g.end; ++k)
+      h[s.tree.index[k]] = std::sqrt(b.hx * b.hx + b.hy * b.hy + b.hz * b.hz);
+  }
+  const double u = std::ldexp(1.0, -24);
+  std::vector<double> bound(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double s1 = 0, sh = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j == i) continue;
+      const double dx = p.x[j] - p.x[i], dy = p.y[j] - p.y[i], dz = p.z[j] - p.z[i];
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      s1 += p.m[j] / r2;
+      sh += p.m[j] / r2 * (1 + h[i] / std::sqrt(r2));
+    }
+    bound[i] = 8 * u * sh + 8 * std::sqrt(double(n)) * u * s1;
+  }
+  return bound;
+}
+
+void check_case(const ParticleSet& p, const ParticleSet& ref, const Case& c) {
+  SCOPED_TRACE(name(c));
+  const std::size_t n = p.size();
+  const WalkSetup s = make_setup(p, ref, c);
+  const float* aa = s.alpha_a.empty() ? nullptr : s.alpha_a.data();
+  Forces box(n), warp(n);
+  const WalkCounts cb = walk_tree_boxes(s.tree, s.cfg, aa, box.ax.data(), box.ay.data(),
+                                        box.az.data(), box.pot.data());
+  std::uint64_t fallbacks = 99;
+  const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, aa, warp.ax.data(), warp.ay.data(),
+                                        warp.az.data(), warp.pot.data(), kWarpStack, &fallbacks);
+  EXPECT_EQ(fallbacks, 0u);
+  EXPECT_EQ(cw.pp, cb.pp);
+  EXPECT_EQ(cw.pc, cb.pc);
+  EXPECT_GT(cw.pc, 0u);
+  const std::vector<double> bound = rounding_bound(p, s);
+  std::size_t over = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::max({std::abs(warp.ax[i] - box.ax[i]), std::abs(warp.ay[i] - box.ay[i]),
+                               std::abs(warp.az[i] - box.az[i])});
+    over += d > bound[i];
+    worst = std::max(worst, d / bound[i]);
+    // The potential: the same terms' magnitudes bound it (m/r instead of m/r^2, r <= ~30).
+    ASSERT_TRUE(std::isfinite(warp.pot[i]));
+    ASSERT_LT(warp.pot[i], 0.0);
+  }
+  EXPECT_EQ(over, 0u) << "worst difference / bound " << worst;
+  // And both sit at the tree's error against the double reference (median within 10%).
+  std::vector<double> eb, ew;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double a =
+        std::sqrt(ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i]);
+    auto err = [&](const Forces& f) {
+      return std::sqrt(std::pow(f.ax[i] - ref.ax[i], 2) + std::pow(f.ay[i] - ref.ay[i], 2) +
+                       std::pow(f.az[i] - ref.az[i], 2)) /
+             a;
+    };
+    eb.push_back(err(box));
+    ew.push_back(err(warp));
+  }
+  std::nth_element(eb.begin(), eb.begin() + n / 2, eb.end());
+  std::nth_element(ew.begin(), ew.begin() + n / 2, ew.end());
+  EXPECT_LE(ew[n / 2], 1.1 * eb[n / 2] + std::ldexp(1.0, -18));
+}
+
+class WalkWarp : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    p_ = new ParticleSet(make_plummer(3000, 17));
+    ref_ = new ParticleSet(*p_);
+  }
+  static void TearDownTestSuite() {
+    delete p_;
+    delete ref_;
+  }
+  // The reference for a softening (double direct summation).
+  static const ParticleSet& reference(Softening k, double eps) {
+    *ref_ = *p_;
+    direct_reference(*ref_, 1.0, k, eps);
+    return *ref_;
+  }
+  static ParticleSet* p_;
+  static ParticleSet* ref_;
+};
+ParticleSet* WalkWarp::p_ = nullptr;
+ParticleSet* WalkWarp::ref_ = nullptr;
+
+TEST_F(WalkWarp, SameInteractionsAsTheBoxWalkToFloatRounding) {
+  const ParticleSet& ref = reference(Softening::plummer, 0.01);
+  for (Criterion crit : {Criterion::bh, Criterion::barnes94, Criterion::bmax, Criterion::relative})
+    for (int order : {1, 2}) check_case(*p_, ref, {crit, order, Softening::plummer, 0.01, 16, 32});
+}
+
+TEST_F(WalkWarp, SplineAndUnsoftened) {
+  check_case(*p_, reference(Softening::spline, 0.02),
+             {Criterion::barnes94, 2, Softening::spline, 0.02, 16, 32});
+  check_case(*p_, reference(Softening::plummer, 0.0),
+             {Criterion::relative, 2, Softening::plummer, 0.0, 16, 32});
+}
+
+// Leaves of up to 64 particles (more than a tile: filled over several passes) and groups of up
+// to 64 (two warps' worth of targets, walked 32 at a time); one-particle leaves and groups.
+TEST_F(WalkWarp, LeavesAndGroupsLargerThanAWarp) {
+  const ParticleSet& ref = reference(Softening::plummer, 0.01);
+  check_case(*p_, ref, {Criterion::barnes94, 2, Softening::plummer, 0.01, 64, 64});
+  check_case(*p_, ref, {Criterion::relative, 2, Softening::plummer, 0.01, 64, 32});
+  check_case(*p_, ref, {Criterion::barnes94, 2, Softening::plummer, 0.01, 1, 1});
+}
+
+// A walk that needs more stack than given takes the box walk: with room for one entry every
+// walk does (bit for bit the box walk); with a small stack some do, and the rest still match.
+TEST_F(WalkWarp, TooDeepForTheStackFallsBackToTheBoxWalk) {
+  const ParticleSet& ref = reference(Softening::plummer, 0.01);
+  const Case c{Criterion::barnes94, 2, Softening::plummer, 0.01, 16, 32};
+  const WalkSetup s = make_setup(*p_, ref, c);
+  const std::size_t n = p_->size();
+  Forces box(n), warp(n), some(n);
+  const WalkCounts cb = walk_tree_boxes(s.tree, s.cfg, nullptr, box.ax.data(), box.ay.data(),
+                                        box.az.data(), box.pot.data());
+  std::uint64_t all = 0, part = 0;
+  const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, nullptr, warp.ax.data(), warp.ay.data(),
+                                        warp.az.data(), warp.pot.data(), 1, &all);
+  std::uint64_t chunks = 0;
+  for (const Group& g : make_groups(s.tree.nodes, c.n_group))
+    chunks += (g.end - g.begin + kWarpLanes - 1) / kWarpLanes;
+  EXPECT_EQ(all, chunks);
+  EXPECT_EQ(cw.pp, cb.pp);
+  EXPECT_EQ(cw.pc, cb.pc);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(warp.ax[i], box.ax[i]) << i;
+    ASSERT_EQ(warp.pot[i], box.pot[i]) << i;
+  }
+  const WalkCounts cs = walk_tree_warps(s.tree, s.cfg, nullptr, some.ax.data(), some.ay.data(),
+                                        some.az.data(), some.pot.data(), 40, &part);
+  EXPECT_GT(part, 0u);
+  EXPECT_LT(part, chunks);
+  EXPECT_EQ(cs.pp, cb.pp);
+  EXPECT_EQ(cs.pc, cb.pc);
+  const std::vector<double> bound = rounding_bound(*p_, s);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_LE(std::abs(some.ax[i] - box.ax[i]), bound[i]) << i;
+}
+
+// One particle and two particles: the root is a leaf, the self pair masked.
+TEST_F(WalkWarp, TinyTrees) {
+  for (std::size_t n : {1u, 2u, 33u}) {
+    ParticleSet p = make_plummer(n, 5);
+    ParticleSet ref = p;
+    direct_reference(ref, 1.0, Softening::plummer, 0.01);
+    const WalkSetup s =
+        make_setup(p, ref, {Criterion::barnes94, 2, Softening::plummer, 0.01, 16, 32});
+    Forces warp(n);
+    const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, nullptr, warp.ax.data(), warp.ay.data(),
+                                          warp.az.data(), warp.pot.data());
+    EXPECT_EQ(cw.pp + cw.pc > 0, n > 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double scale = std::abs(ref.pot[i]) + 1e-30;
+      EXPECT_NEAR(warp.pot[i], ref.pot[i], 1e-3 * scale) << "n " << n << " target " << i;
+    }
+  }
+}
+
+TEST(HostWarpDeathTest, ReadingAnotherLanesValueAborts) {
+  HostWarp warp;
+  HostWarp::Var<int> v;
+  warp.each([&](int l) { v[l] = l; });
+  EXPECT_DEATH(warp.each([&](int l) { v[l] = v[(l + 1) % kWarpLanes]; }), "outside a collective");
+}
+
+TEST(HostWarp, CollectivesActLikeTheShuffles) {
+  HostWarp warp;
+  HostWarp::Var<std::uint32_t> v, bits;
+  HostWarp::Var<int> src;
+  warp.each([&](int l) {
+    v[l] = static_cast<std::uint32_t>(l % 3);
+    src[l] = 31 - l;
+    bits[l] = l % 5 == 0 ? 1u << l : 0u;
+  });
+  std::uint32_t total = 0;
+  const auto at = warp.exclusive_sum(v, total);
+  const auto back = warp.gather(v, src);
+  std::uint32_t expect_at = 0, expect_bits = 0;
+  for (int l = 0; l < kWarpLanes; ++l) expect_bits |= l % 5 == 0 ? 1u << l : 0u;
+  EXPECT_EQ(warp.or_all(bits), expect_bits);
+  warp.each([&](int l) {
+    EXPECT_EQ(at[l], expect_at);
+    expect_at += static_cast<std::uint32_t>(l % 3);
+    EXPECT_EQ(back[l], static_cast<std::uint32_t>((31 - l) % 3));
+  });
+  EXPECT_EQ(total, expect_at);
+}
+
+}  // namespace
+}  // namespace hoshi
