@@ -10,12 +10,13 @@
 //   tree solver's compute() (the non-resident path: host keys, sort and build, upload, walk,
 //   download); --step times a whole kick-drift-kick step of device-resident stepping
 //   (gpu::DeviceStepper, what `hoshi run --backend cuda` does) phase by phase. --walk: particle
-//   (default), group (the group mode, a warp per group) or both, comma-separated. --direct-targets:
-//   the direct kernel's targets per thread to time, 1 and/or 2 (rows "direct" and "direct2"). The
-//   tree settings default to hoshi's CUDA defaults for the walk (default_theta / default_criterion
-//   / default_alpha): the relative criterion, whose first call bootstraps |a_old| with barnes94
-//   (the warm-up call); the timed calls use the previous call's accelerations, as every step of a
-//   run does.
+//   (default), group (the group mode, a warp per group: the lanes kernel) and lists (the group
+//   mode's lists kernel, gpu::GroupWalkKernel::lists), comma-separated (rows tree, tree/g, tree/l).
+//   --direct-targets: the direct kernel's targets per thread to time, 1 and/or 2 (rows "direct" and
+//   "direct2"). The tree settings default to hoshi's CUDA defaults for the walk (default_theta /
+//   default_criterion / default_alpha): the relative criterion, whose first call bootstraps |a_old|
+//   with barnes94 (the warm-up call); the timed calls use the previous call's accelerations, as
+//   every step of a run does.
 // Without a CUDA device it prints why and exits 0 (nothing to time).
 #include <algorithm>
 #include <cmath>
@@ -77,11 +78,14 @@ struct Row {
   double err50, err99, errmax;
 };
 
-// The table's solver column: direct, tree (per-particle walk) or tree/g (group mode).
+// The table's solver column: direct, tree (per-particle walk), tree/g (group mode, lanes
+// kernel) or tree/l (group mode, lists kernel), by the process-wide kernel choices.
 std::string solver_label(SolverKind kind, WalkKind walk) {
   if (kind == SolverKind::direct)  // "direct2": two targets per thread
     return hoshi::gpu::direct_targets_per_thread() == 2 ? "direct2" : "direct";
-  return walk == WalkKind::group ? "tree/g" : "tree";
+  if (walk != WalkKind::group) return "tree";
+  return hoshi::gpu::group_walk_kernel() == hoshi::gpu::GroupWalkKernel::lists ? "tree/l"
+                                                                               : "tree/g";
 }
 
 Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const TreeParams& tree) {
@@ -259,7 +263,7 @@ std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& step
     g << buf;
   }
   if (!any_direct) g << "#   direct kernel >= 60% of float32 peak: not measured (no N >= 2^16)\n";
-  for (const std::string solver : {"tree", "tree/g"}) {
+  for (const std::string solver : {"tree", "tree/g", "tree/l"}) {
     const Row* r = nullptr;
     for (const Row& x : rows)
       if (x.solver == solver && x.n == kMillion) r = &x;
@@ -313,6 +317,8 @@ int main(int argc, char** argv) {
     TreeParams tp;
     tp.theta_auto = tp.criterion_auto = tp.alpha_auto = true;
     std::vector<WalkKind> walks = {WalkKind::particle};
+    // The group mode's kernel of each entry of walks (lanes for the per-particle walk).
+    std::vector<hoshi::gpu::GroupWalkKernel> kernels = {hoshi::gpu::GroupWalkKernel::lanes};
     std::vector<int> direct_targets = {hoshi::gpu::direct_targets_per_thread()};
     std::string out;
     for (int a = 1; a < argc; ++a) {
@@ -348,8 +354,14 @@ int main(int argc, char** argv) {
         tp.alpha = std::atof(need("--alpha")), tp.alpha_auto = false;
       else if (!std::strcmp(argv[a], "--walk")) {
         walks.clear();
+        kernels.clear();
         std::stringstream list(need("--walk"));
-        for (std::string w; std::getline(list, w, ',');) walks.push_back(parse_walk(w));
+        for (std::string w; std::getline(list, w, ',');) {
+          const bool lists = w == "lists";
+          walks.push_back(lists ? WalkKind::group : parse_walk(w));
+          kernels.push_back(lists ? hoshi::gpu::GroupWalkKernel::lists
+                                  : hoshi::gpu::GroupWalkKernel::lanes);
+        }
         if (walks.empty()) throw std::invalid_argument("--walk needs at least one value");
       } else if (!std::strcmp(argv[a], "--out"))
         out = need("--out");
@@ -411,15 +423,20 @@ int main(int argc, char** argv) {
             "peak = 67 TFLOP/s (H200 float32). Errors: |a - a_ref| / |a_ref| on "
          << samples << " sampled targets vs the CPU double reference.\n"
          << "# Plummer spheres, Henon units, eps = 1e-3 (Plummer); quadrupole, n_leaf 16.\n";
-    for (const TreeParams& t : tree_settings)
+    for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+      const TreeParams& t = tree_settings[ti];
+      hoshi::gpu::set_group_walk_kernel(kernels[ti]);
       head << "# " << solver_label(SolverKind::tree, t.walk) << ": " << to_string(t.criterion)
            << (t.criterion == Criterion::relative
                    ? " alpha " + std::to_string(t.alpha) + " (after a barnes94 bootstrap), theta "
                    : ", theta ")
            << t.theta << ", "
-           << (t.walk == WalkKind::group ? "group mode (a warp per group of <= 32)"
-                                         : "per-particle walk (a thread per particle)")
+           << (t.walk != WalkKind::group ? "per-particle walk (a thread per particle)"
+               : kernels[ti] == hoshi::gpu::GroupWalkKernel::lists
+                   ? "group mode (a warp per group of <= 32), lists kernel"
+                   : "group mode (a warp per group of <= 32), lanes kernel")
            << ".\n";
+    }
     head << "        N solver  kernel_ms    call_ms          pp          pc  inter/s   "
             "GFLOP/s   peak    err_p50   err_p99   err_max\n";
     emit(head.str());
@@ -441,9 +458,11 @@ int main(int argc, char** argv) {
           force_row(SolverKind::direct, std::size_t{1} << k, tree_settings[0]);
       }
     if (tree.hi > 0)
-      for (const TreeParams& t : tree_settings)
+      for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+        hoshi::gpu::set_group_walk_kernel(kernels[ti]);
         for (int k = tree.lo; k <= tree.hi; ++k)
-          force_row(SolverKind::tree, std::size_t{1} << k, t);
+          force_row(SolverKind::tree, std::size_t{1} << k, tree_settings[ti]);
+      }
     if (steps.hi > 0) {
       std::ostringstream sh;
       sh << "\n# Device-resident steps (gpu::DeviceStepper, `hoshi run --backend cuda`): "
@@ -464,11 +483,15 @@ int main(int argc, char** argv) {
         try {
           p = make_plummer(n, 1000 + n);
         } catch (const std::exception& e) {
-          for (const TreeParams& t : tree_settings)
-            failed(n, solver_label(SolverKind::tree, t.walk), "step", e);
+          for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+            hoshi::gpu::set_group_walk_kernel(kernels[ti]);
+            failed(n, solver_label(SolverKind::tree, tree_settings[ti].walk), "step", e);
+          }
           continue;
         }
-        for (const TreeParams& t : tree_settings) {
+        for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+          const TreeParams& t = tree_settings[ti];
+          hoshi::gpu::set_group_walk_kernel(kernels[ti]);
           if (context_lost) break;
           try {
             step_rows.push_back(run_steps(p, repeats, t));

@@ -26,6 +26,15 @@ std::unique_ptr<GravitySolver> make_cuda_tree_solver(const SolverConfig& config)
 int direct_targets_per_thread();
 void set_direct_targets_per_thread(int targets);
 
+// The CUDA group mode's kernel (process-wide, gpu/tree_walk.cu; the interaction sets are the
+// same, the rounding differs): lanes, every lane of a group's warp walking the group's box in
+// double (tree/walk_box.hpp; measured on an H200, the default); lists, the warp testing 32
+// nodes at a time and summing the accepted cells and leaves from shared-memory tiles in float
+// relative to the box centre (tree/walk_warp.hpp, as Bonsai does; not yet timed on a device).
+enum class GroupWalkKernel { lanes, lists };
+GroupWalkKernel group_walk_kernel();
+void set_group_walk_kernel(GroupWalkKernel kernel);
+
 // Throws std::invalid_argument naming the reason when the CUDA backend cannot run here.
 void require_device(const char* what);
 

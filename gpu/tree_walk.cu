@@ -1,6 +1,7 @@
 #include <math_constants.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -9,6 +10,7 @@
 #include "gpu/launch_geometry.hpp"
 #include "gpu/tree_walk.cuh"
 #include "tree/tree_walk.hpp"
+#include "tree/walk_warp.hpp"
 
 namespace hoshi::gpu {
 
@@ -45,11 +47,39 @@ __global__ void tree_walk_kernel(TreeView t, WalkParams<float> w,
   add_counts(pp, pc, d_counts);
 }
 
-// The group mode: a warp per group (make_groups with kCudaGroupSize; a group of any size is
-// taken 32 targets at a time). The warp forms the group's bounding box and smallest alpha_a with
-// shuffles (min and max are exact, so the box is the host's group_box bit for bit), then every
-// lane walks the box's path (walk_box.hpp) for its targets: the path depends on the box only,
-// so the lanes never diverge in the walk.
+// The group's bounding box and smallest alpha_a, formed by the warp with shuffles (min and max
+// are exact, so the box is the host's group_box bit for bit). Every lane of the warp calls it.
+__device__ inline void warp_group_box(const TreeView& t, const Group& g,
+                                      const float* __restrict__ d_alpha_a, unsigned lane,
+                                      GroupBox& box, double& alpha_a) {
+  double lo_x = CUDART_INF, lo_y = CUDART_INF, lo_z = CUDART_INF;
+  double hi_x = -CUDART_INF, hi_y = -CUDART_INF, hi_z = -CUDART_INF;
+  float aa = CUDART_INF_F;
+  for (std::uint64_t k = g.begin + lane; k < g.end; k += 32) {
+    lo_x = fmin(lo_x, t.x[k]);
+    lo_y = fmin(lo_y, t.y[k]);
+    lo_z = fmin(lo_z, t.z[k]);
+    hi_x = fmax(hi_x, t.x[k]);
+    hi_y = fmax(hi_y, t.y[k]);
+    hi_z = fmax(hi_z, t.z[k]);
+    if (d_alpha_a) aa = fminf(aa, d_alpha_a[k]);
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    lo_x = fmin(lo_x, __shfl_xor_sync(0xffffffffu, lo_x, o));
+    lo_y = fmin(lo_y, __shfl_xor_sync(0xffffffffu, lo_y, o));
+    lo_z = fmin(lo_z, __shfl_xor_sync(0xffffffffu, lo_z, o));
+    hi_x = fmax(hi_x, __shfl_xor_sync(0xffffffffu, hi_x, o));
+    hi_y = fmax(hi_y, __shfl_xor_sync(0xffffffffu, hi_y, o));
+    hi_z = fmax(hi_z, __shfl_xor_sync(0xffffffffu, hi_z, o));
+    aa = fminf(aa, __shfl_xor_sync(0xffffffffu, aa, o));
+  }
+  box = box_from_corners(lo_x, lo_y, lo_z, hi_x, hi_y, hi_z);
+  alpha_a = d_alpha_a ? static_cast<double>(aa) : 0.0;
+}
+
+// The group mode, lanes kernel: a warp per group (make_groups with kCudaGroupSize; a group of
+// any size is taken 32 targets at a time). Every lane walks the box's path (walk_box.hpp) for
+// its targets: the path depends on the box only, so the lanes never diverge in the walk.
 __global__ void tree_walk_groups_kernel(TreeView t, const Group* __restrict__ groups,
                                         const std::uint32_t* __restrict__ group_order,
                                         std::uint64_t n_groups, WalkParams<float> w,
@@ -63,29 +93,9 @@ __global__ void tree_walk_groups_kernel(TreeView t, const Group* __restrict__ gr
   unsigned long long pp = 0, pc = 0;
   if (warp < n_groups) {  // the same for every lane of the warp
     const Group g = groups[group_order ? group_order[warp] : warp];
-    double lo_x = CUDART_INF, lo_y = CUDART_INF, lo_z = CUDART_INF;
-    double hi_x = -CUDART_INF, hi_y = -CUDART_INF, hi_z = -CUDART_INF;
-    float aa = CUDART_INF_F;
-    for (std::uint64_t k = g.begin + lane; k < g.end; k += 32) {
-      lo_x = fmin(lo_x, t.x[k]);
-      lo_y = fmin(lo_y, t.y[k]);
-      lo_z = fmin(lo_z, t.z[k]);
-      hi_x = fmax(hi_x, t.x[k]);
-      hi_y = fmax(hi_y, t.y[k]);
-      hi_z = fmax(hi_z, t.z[k]);
-      if (d_alpha_a) aa = fminf(aa, d_alpha_a[k]);
-    }
-    for (int o = 16; o > 0; o /= 2) {
-      lo_x = fmin(lo_x, __shfl_xor_sync(0xffffffffu, lo_x, o));
-      lo_y = fmin(lo_y, __shfl_xor_sync(0xffffffffu, lo_y, o));
-      lo_z = fmin(lo_z, __shfl_xor_sync(0xffffffffu, lo_z, o));
-      hi_x = fmax(hi_x, __shfl_xor_sync(0xffffffffu, hi_x, o));
-      hi_y = fmax(hi_y, __shfl_xor_sync(0xffffffffu, hi_y, o));
-      hi_z = fmax(hi_z, __shfl_xor_sync(0xffffffffu, hi_z, o));
-      aa = fminf(aa, __shfl_xor_sync(0xffffffffu, aa, o));
-    }
-    const GroupBox box = box_from_corners(lo_x, lo_y, lo_z, hi_x, hi_y, hi_z);
-    const double alpha_a = d_alpha_a ? static_cast<double>(aa) : 0.0;
+    GroupBox box;
+    double alpha_a;
+    warp_group_box(t, g, d_alpha_a, lane, box, alpha_a);
     for (std::uint64_t k = g.begin + lane; k < g.end; k += 32) {
       const ParticleForce<float> f =
           walk_box_target<float>(t, box, alpha_a, k, t.x[k], t.y[k], t.z[k], w);
@@ -93,6 +103,88 @@ __global__ void tree_walk_groups_kernel(TreeView t, const Group* __restrict__ gr
       d_out[i] = make_float4(G * f.ax, G * f.ay, G * f.az, G * f.pot);
       pp += f.pp;
       pc += f.pc;
+    }
+  }
+  add_counts(pp, pc, d_counts);
+}
+
+// The warp policy of tree/walk_warp.hpp on the device: a Var is the lane's own register, the
+// collectives are shuffles.
+struct DeviceWarp {
+  unsigned lane;
+  template <class T>
+  struct Var {
+    T v;
+    __device__ T& operator[](int) { return v; }
+    __device__ const T& operator[](int) const { return v; }
+  };
+  template <class F>
+  __device__ void each(F&& f) {
+    f(static_cast<int>(lane));
+  }
+  __device__ void sync() { __syncwarp(); }
+  __device__ Var<std::uint32_t> exclusive_sum(const Var<std::uint32_t>& v, std::uint32_t& total) {
+    std::uint32_t x = v.v;
+    for (int o = 1; o < 32; o *= 2) {
+      const std::uint32_t y = __shfl_up_sync(0xffffffffu, x, o);
+      if (lane >= static_cast<unsigned>(o)) x += y;
+    }
+    total = __shfl_sync(0xffffffffu, x, 31);
+    return {x - v.v};
+  }
+  template <class T>
+  __device__ Var<T> gather(const Var<T>& v, const Var<int>& src) {
+    return {__shfl_sync(0xffffffffu, v.v, src.v)};
+  }
+  __device__ std::uint32_t or_all(const Var<std::uint32_t>& v) {
+    return __reduce_or_sync(0xffffffffu, v.v);
+  }
+};
+
+// The group mode, lists kernel (tree/walk_warp.hpp): a warp per group as above, the warp
+// testing 32 nodes at a time and summing the accepted cells and opened leaves' particles from
+// shared-memory tiles (blockDim.x / 32 WarpScratch of dynamic shared memory). A walk too deep
+// for the stack walks its targets as the lanes kernel does.
+__global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ groups,
+                                       const std::uint32_t* __restrict__ group_order,
+                                       std::uint64_t n_groups, WalkParams<float> w,
+                                       const float* __restrict__ d_alpha_a, float G,
+                                       const std::uint32_t* __restrict__ d_order,
+                                       float4* __restrict__ d_out,
+                                       unsigned long long* __restrict__ d_counts) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  WarpScratch& scratch = reinterpret_cast<WarpScratch*>(smem)[threadIdx.x / 32];
+  const std::uint64_t warp =
+      (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  DeviceWarp dw{threadIdx.x & 31u};
+  unsigned long long pp = 0, pc = 0;
+  if (warp < n_groups) {  // the same for every lane of the warp
+    const Group g = groups[group_order ? group_order[warp] : warp];
+    GroupBox box;
+    double alpha_a;
+    warp_group_box(t, g, d_alpha_a, dw.lane, box, alpha_a);
+    for (std::uint64_t k0 = g.begin; k0 < g.end; k0 += 32) {
+      DeviceWarp::Var<LaneTarget> tg{lane_target(t, box, g.begin, k0, g.end, dw.lane)};
+      const bool done = walk_group_warp(dw, t, box, w.criterion, alpha_a, w, g.begin, k0, scratch,
+                                        kWarpStack, tg);
+      const std::uint64_t k = k0 + dw.lane;
+      if (k < g.end) {
+        ParticleForce<float> f;
+        if (done) {
+          f.ax = tg.v.ax;
+          f.ay = tg.v.ay;
+          f.az = tg.v.az;
+          f.pot = tg.v.pot;
+          f.pp = tg.v.pp;
+          f.pc = tg.v.pc;
+        } else {
+          f = walk_box_target<float>(t, box, alpha_a, k, t.x[k], t.y[k], t.z[k], w);
+        }
+        const std::uint64_t i = d_order ? d_order[k] : k;
+        d_out[i] = make_float4(G * f.ax, G * f.ay, G * f.az, G * f.pot);
+        pp += f.pp;
+        pc += f.pc;
+      }
     }
   }
   add_counts(pp, pc, d_counts);
@@ -228,10 +320,31 @@ InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups
   if (d_view.n_particles == 0 || d_view.n_nodes == 0 || n_groups == 0) return {};
   return counted_launch(n_groups * 32, policy, "tree_walk_groups", counters, stream,
                         [&](unsigned blocks, unsigned long long* d_counts) {
-                          tree_walk_groups_kernel<<<blocks, policy.block, 0, stream>>>(
-                              d_view, d_groups, d_group_order, n_groups, w, d_alpha,
-                              static_cast<float>(G), d_order, d_out, d_counts);
+                          if (policy.group_kernel == GroupWalkKernel::lists) {
+                            const std::size_t shared =
+                                static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch);
+                            tree_walk_lists_kernel<<<blocks, policy.block, shared, stream>>>(
+                                d_view, d_groups, d_group_order, n_groups, w, d_alpha,
+                                static_cast<float>(G), d_order, d_out, d_counts);
+                          } else {
+                            tree_walk_groups_kernel<<<blocks, policy.block, 0, stream>>>(
+                                d_view, d_groups, d_group_order, n_groups, w, d_alpha,
+                                static_cast<float>(G), d_order, d_out, d_counts);
+                          }
                         });
+}
+
+namespace {
+// The group mode's kernel (process-wide; docs/perf-gpu.md for why the default).
+std::atomic<GroupWalkKernel> g_group_kernel{GroupWalkKernel::lanes};
+}  // namespace
+
+GroupWalkKernel group_walk_kernel() {
+  return g_group_kernel.load();
+}
+
+void set_group_walk_kernel(GroupWalkKernel k) {
+  g_group_kernel.store(k);
 }
 
 void DeviceTree::upload_groups(const std::vector<TreeNode>& nodes, cudaStream_t stream) {
@@ -253,8 +366,10 @@ InteractionCounts DeviceTree::walk(WalkKind walk, const WalkParams<float>& w, co
       schedule_.order_by_alpha(groups_.data(), h_groups_.size(), d_alpha, stream);
       order = schedule_.order();
     }
+    TreePolicy policy;
+    policy.group_kernel = group_walk_kernel();
     return tree_walk_groups(view_, groups_.data(), h_groups_.size(), w, d_alpha, G, d_order, d_out,
-                            counters, stream, {}, order);
+                            counters, stream, policy, order);
   }
   return tree_walk(view_, w, d_alpha, G, d_order, d_out, counters, stream);
 }

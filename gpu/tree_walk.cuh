@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/cuda_solvers.hpp"
 #include "gpu/device_buffer.cuh"
 #include "solver/solver.hpp"
 #include "tree/tree_view.hpp"
@@ -29,6 +30,8 @@ namespace hoshi::gpu {
 
 struct TreePolicy {
   int block = 128;  // threads per block of the walk kernel
+  // The group mode's kernel (tree_walk_groups); DeviceTree::walk takes group_walk_kernel().
+  GroupWalkKernel group_kernel = GroupWalkKernel::lanes;
 };
 
 struct InteractionCounts {
@@ -92,9 +95,11 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
                             float4* d_out, DeviceBuffer<unsigned long long>& counters,
                             cudaStream_t stream = nullptr, const TreePolicy& policy = {});
 
-// The group mode (tree/walk_box.hpp): a warp per group d_groups[0 .. n_groups) (sorted ranges
-// covering every particle once: make_groups), every target walking its group's box with the
-// group's smallest d_alpha_a. Warp w takes group d_group_order[w] (a permutation of the
+// The group mode: a warp per group d_groups[0 .. n_groups) (sorted ranges covering every
+// particle once: make_groups), every target summing the nodes accepted for its group's box with
+// the group's smallest d_alpha_a: every lane walking the box (policy.group_kernel lanes,
+// tree/walk_box.hpp) or the warp building and summing the interaction lists together (lists,
+// tree/walk_warp.hpp). Warp w takes group d_group_order[w] (a permutation of the
 // groups: GroupSchedule), or group w without one. Otherwise as tree_walk.
 InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
                                    std::size_t n_groups, const WalkParams<float>& w,

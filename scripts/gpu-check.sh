@@ -17,9 +17,9 @@
 # usage: scripts/gpu-check.sh [BUILD_DIR]      (default build-gpu-check)
 #   GPU_CHECK_DIRECT=12:20 GPU_CHECK_TREE=16:24 GPU_CHECK_STEP=20:24
 #   GPU_CHECK_DIRECT_TARGETS=1,2 (the direct kernel's targets per thread)
-#   GPU_CHECK_WALKS=particle,group GPU_CHECK_REPEATS=5 override the sweep (0:0 skips one; the
-#   tree and the step are timed per walk: the per-particle kernel and the group mode, a warp per
-#   group).
+#   GPU_CHECK_WALKS=particle,group,lists GPU_CHECK_REPEATS=5 override the sweep (0:0 skips one;
+#   the tree and the step are timed per walk: the per-particle kernel, and the group mode (a warp
+#   per group) with its lanes kernel and with its lists kernel, tree/walk_warp.hpp).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-check}
@@ -107,7 +107,7 @@ unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the t
 
 stamp "timing"
 "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" --tree "${GPU_CHECK_TREE:-16:24}" \
-  --step "${GPU_CHECK_STEP:-20:24}" --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-1,2}" --walk "${GPU_CHECK_WALKS:-particle,group}" --repeats "${GPU_CHECK_REPEATS:-5}" \
+  --step "${GPU_CHECK_STEP:-20:24}" --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-1,2}" --walk "${GPU_CHECK_WALKS:-particle,group,lists}" --repeats "${GPU_CHECK_REPEATS:-5}" \
   --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
   test_status=1
 stamp "done; table in $out_dir/gpu-check-table.txt, log in $log"

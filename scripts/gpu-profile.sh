@@ -8,7 +8,8 @@
 # $OUT/host_build.txt (or into the current directory without OUT).
 #
 # usage: scripts/gpu-profile.sh      (PROFILE_N=1048576 PROFILE_THREADS="1 4 16"
-#                                    PROFILE_KERNELS="tree_walk_kernel tree_walk_groups_kernel")
+#                                    PROFILE_KERNELS="tree_walk_kernel tree_walk_groups_kernel
+#                                                     tree_walk_lists_kernel")
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}
@@ -18,8 +19,12 @@ n=${PROFILE_N:-1048576}
 log2n=$(awk -v n="$n" 'BEGIN { print int(log(n) / log(2) + 0.5) }')
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1 || true)
 if [ -n "$ncu" ]; then
-  for kernel in ${PROFILE_KERNELS:-tree_walk_kernel tree_walk_groups_kernel}; do
-    walk=$([ "$kernel" = tree_walk_kernel ] && echo particle || echo group)
+  for kernel in ${PROFILE_KERNELS:-tree_walk_kernel tree_walk_groups_kernel tree_walk_lists_kernel}; do
+    case $kernel in
+      tree_walk_kernel) walk=particle ;;
+      tree_walk_lists_kernel) walk=lists ;;
+      *) walk=group ;;
+    esac
     # The third launch of the kernel: after the bootstrap's barnes94 walk and the first
     # relative one, as in a run's steady state.
     timeout 120 "$ncu" --clock-control none -k "regex:$kernel\$" --launch-skip 2 --launch-count 1 \

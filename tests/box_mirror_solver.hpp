@@ -3,7 +3,9 @@
 // and alpha |a_old| (compute_with_bootstrap, relative_alpha), then walk_tree_boxes with the
 // device's groups (make_groups with kCudaGroupSize): every target walks its group's box
 // (tree/walk_box.hpp, the function the kernel calls per lane). The CUDA group mode therefore
-// sees the interaction sets of this solver and differs from it by rounding only.
+// sees the interaction sets of this solver and differs from it by rounding only. With
+// `lists`, the mirror of the lists kernel instead (gpu::GroupWalkKernel::lists): walk_tree_warps,
+// the same HOSTDEV warp walk (tree/walk_warp.hpp) with the lanes run one after the other.
 #pragma once
 
 #include <string>
@@ -16,7 +18,7 @@ namespace hoshi::testing_support {
 
 class BoxMirrorSolver final : public GravitySolver {
  public:
-  explicit BoxMirrorSolver(SolverConfig c) {
+  explicit BoxMirrorSolver(SolverConfig c, bool lists = false) : lists_(lists) {
     c.tree.walk = WalkKind::group;  // "auto" settings as for the CUDA group mode
     c.tree.walk_auto = false;
     c_ = resolve_auto(c, Backend::cuda);
@@ -44,8 +46,11 @@ class BoxMirrorSolver final : public GravitySolver {
     if (used == Criterion::relative) alpha_a = relative_alpha(c_, tree_, p);
     TreeWalkConfig wc = walk_config_for(c_, used);
     wc.n_group = kCudaGroupSize;  // the device's groups
-    const WalkCounts counts = walk_tree_boxes(tree_, wc, alpha_a.empty() ? nullptr : alpha_a.data(),
-                                              p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
+    const float* aa = alpha_a.empty() ? nullptr : alpha_a.data();
+    const WalkCounts counts =
+        lists_
+            ? walk_tree_warps(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data())
+            : walk_tree_boxes(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
     st.seconds["walk"] = 0;
     st.pp = counts.pp;
     st.pc = counts.pc;
@@ -54,6 +59,7 @@ class BoxMirrorSolver final : public GravitySolver {
   }
 
   SolverConfig c_;
+  bool lists_;
   Octree tree_;
 };
 

@@ -10,6 +10,7 @@
 
 #include "solver/solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
+#include "gpu/cuda_solvers.hpp"
 #include "gpu/device.hpp"
 #endif
 
@@ -40,6 +41,34 @@ inline bool cuda_required() {
   const char* v = std::getenv("HOSHI_REQUIRE_CUDA");
   return v && *v && std::string(v) != "0";
 }
+
+// Selects the CUDA group mode's kernel (gpu::set_group_walk_kernel) for a scope and restores
+// the previous one after it; nothing without CUDA.
+class GroupKernelScope {
+ public:
+  enum Kernel { lanes, lists };
+  explicit GroupKernelScope(Kernel k) {
+#ifdef HOSHI_HAVE_CUDA
+    before_ = gpu::group_walk_kernel();
+    gpu::set_group_walk_kernel(k == lists ? gpu::GroupWalkKernel::lists
+                                          : gpu::GroupWalkKernel::lanes);
+#else
+    (void)k;
+#endif
+  }
+  ~GroupKernelScope() {
+#ifdef HOSHI_HAVE_CUDA
+    gpu::set_group_walk_kernel(before_);
+#endif
+  }
+  GroupKernelScope(const GroupKernelScope&) = delete;
+  GroupKernelScope& operator=(const GroupKernelScope&) = delete;
+
+ private:
+#ifdef HOSHI_HAVE_CUDA
+  gpu::GroupWalkKernel before_;
+#endif
+};
 
 inline std::string backend_test_name(const ::testing::TestParamInfo<Backend>& info) {
   return to_string(info.param);

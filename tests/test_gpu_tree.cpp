@@ -43,6 +43,9 @@ struct TreeCase {
   // particle: the per-particle kernel against the CPU per-particle walk; group: the group mode
   // (a warp per group) against its CPU mirror (tests/box_mirror_solver.hpp).
   WalkKind walk = WalkKind::particle;
+  // With the group mode: the lists kernel (gpu::GroupWalkKernel::lists) against its mirror
+  // (walk_tree_warps) instead of the lanes kernel against walk_tree_boxes.
+  bool lists = false;
 };
 
 using Param = std::tuple<Backend, TreeCase>;
@@ -51,7 +54,7 @@ std::string case_name(const ::testing::TestParamInfo<Param>& info) {
   const TreeCase& c = std::get<1>(info.param);
   return to_string(std::get<0>(info.param)) + "_" + to_string(c.criterion) + "_order" +
          std::to_string(c.order) + "_" + to_string(c.softening) +
-         (c.walk == WalkKind::group ? "_group" : "");
+         (c.walk == WalkKind::group ? (c.lists ? "_lists" : "_group") : "");
 }
 
 SolverConfig tree_config(Backend b, const TreeCase& c) {
@@ -71,7 +74,8 @@ SolverConfig tree_config(Backend b, const TreeCase& c) {
 // The reference of a case on the CPU: the per-particle walk, or the group mode's mirror.
 std::unique_ptr<GravitySolver> cpu_solver(const TreeCase& c, std::size_t n) {
   if (c.walk == WalkKind::group)
-    return std::make_unique<testing_support::BoxMirrorSolver>(tree_config(Backend::cpu, c));
+    return std::make_unique<testing_support::BoxMirrorSolver>(tree_config(Backend::cpu, c),
+                                                              c.lists);
   return make_solver(tree_config(Backend::cpu, c), n);
 }
 
@@ -115,6 +119,8 @@ TEST_P(TreeBackends, WalkMatchesCpuWalkAndReference) {
   }
   ParticleSet pc = p, pg = p;
   const ForceStats sc = cpu_solver(c, n)->compute(pc);
+  using testing_support::GroupKernelScope;
+  const GroupKernelScope kernel(c.lists ? GroupKernelScope::lists : GroupKernelScope::lanes);
   auto gpu = backend == Backend::cpu ? cpu_solver(c, n) : make_solver(tree_config(backend, c), n);
   ASSERT_EQ(gpu->backend(), to_string(backend));
   const ForceStats sg = gpu->compute(pg);
@@ -158,7 +164,11 @@ INSTANTIATE_TEST_SUITE_P(
             TreeCase{Criterion::barnes94, 2, Softening::spline, 0.02},
             TreeCase{Criterion::bh, 1, Softening::plummer, 0.01, WalkKind::group},
             TreeCase{Criterion::barnes94, 2, Softening::plummer, 0.01, WalkKind::group},
-            TreeCase{Criterion::relative, 2, Softening::plummer, 0.01, WalkKind::group})),
+            TreeCase{Criterion::relative, 2, Softening::plummer, 0.01, WalkKind::group},
+            TreeCase{Criterion::bh, 1, Softening::plummer, 0.01, WalkKind::group, true},
+            TreeCase{Criterion::barnes94, 2, Softening::plummer, 0.01, WalkKind::group, true},
+            TreeCase{Criterion::relative, 2, Softening::plummer, 0.01, WalkKind::group, true},
+            TreeCase{Criterion::barnes94, 2, Softening::spline, 0.02, WalkKind::group, true})),
     case_name);
 
 TEST(CudaTree, FirstRelativeCallBootstrapsLikeTheCpu) {
