@@ -137,7 +137,13 @@ struct DeviceWarp {
     return {__shfl_sync(0xffffffffu, v.v, src.v)};
   }
   __device__ std::uint32_t or_all(const Var<std::uint32_t>& v) {
+#if __CUDA_ARCH__ >= 800
     return __reduce_or_sync(0xffffffffu, v.v);
+#else
+    std::uint32_t x = v.v;
+    for (int o = 16; o > 0; o /= 2) x |= __shfl_xor_sync(0xffffffffu, x, o);
+    return x;
+#endif
   }
 };
 
