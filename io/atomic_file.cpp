@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <stdexcept>
 
@@ -83,6 +85,7 @@ void write_stream_atomically(const std::string& path,
 
 TemporaryOutput::TemporaryOutput(const std::string& path, const std::string& what)
     : path_(path), what_(what), tmp_(temporary_path(path)) {
+  remove_stale_temporaries_of(path_);  // left by an earlier writer of this file that was killed
   out.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out)
     throw std::runtime_error(what_ + " " + path_ + ": cannot create " + tmp_ + ": " + errno_text());
@@ -104,18 +107,42 @@ void TemporaryOutput::commit() {
   committed_ = true;
 }
 
-int remove_stale_temporaries(const std::string& dir) {
-  static const std::regex temp(R"(\..+\.tmp\.(\d+)\.\d+)");
+namespace {
+
+// True when process `pid` exists (kill with signal 0 sends nothing; EPERM: it exists and is
+// another user's).
+bool process_alive(long pid) {
+  if (pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+}
+
+// Removes the temporaries .NAME.tmp.PID.K in `dir` (for every NAME, or `only` NAME if given)
+// whose writer is neither this process nor alive.
+int remove_dead_temporaries(const std::string& dir, const std::string& only) {
+  static const std::regex temp(R"(\.(.+)\.tmp\.(\d{1,18})\.\d+)");
   int removed = 0;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
+  for (const auto& e : fs::directory_iterator(dir.empty() ? "." : dir, ec)) {
     const std::string name = e.path().filename().string();
     std::smatch m;
     if (!e.is_regular_file(ec) || !std::regex_match(name, m, temp)) continue;
-    if (m[1].str() == std::to_string(::getpid())) continue;
+    if (!only.empty() && m[1].str() != only) continue;
+    const long pid = std::stol(m[2].str());
+    if (pid == static_cast<long>(::getpid()) || process_alive(pid)) continue;
     if (fs::remove(e.path(), ec)) ++removed;
   }
   return removed;
+}
+
+}  // namespace
+
+int remove_stale_temporaries(const std::string& dir) {
+  return remove_dead_temporaries(dir, "");
+}
+
+int remove_stale_temporaries_of(const std::string& path) {
+  const fs::path p(path);
+  return remove_dead_temporaries(p.parent_path().string(), p.filename().string());
 }
 
 void prepare_output_dir(const std::string& dir, bool overwrite) {

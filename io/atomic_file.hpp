@@ -46,8 +46,13 @@ class TemporaryOutput {
 };
 
 // Removes temporaries left in `dir` by writers that were killed (names .NAME.tmp.PID.K whose
-// process PID is not this one); returns how many. Nothing else is touched.
+// process PID is neither this one nor alive: a concurrent writer's are kept); returns how
+// many. Nothing else is touched.
 int remove_stale_temporaries(const std::string& dir);
+// The same for the temporaries of one file (.NAME.tmp.PID.K beside `path`, NAME its file
+// name). TemporaryOutput calls it when it opens, so that an interrupted streamed output (a
+// killed `hoshi accuracy --errors`) leaves nothing behind once the file is written again.
+int remove_stale_temporaries_of(const std::string& path);
 
 // Makes `dir` ready to receive a run's output. A directory that does not exist is created
 // (with parents). An existing non-empty directory is an error unless `overwrite` is set

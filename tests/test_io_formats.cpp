@@ -342,6 +342,25 @@ TEST(IoAtomic, StaleTemporariesOfKilledWritersAreRemoved) {
   EXPECT_TRUE(std::filesystem::exists(mine));
   EXPECT_TRUE(std::filesystem::exists(dir.file("checkpoint.hdf5")));
   EXPECT_TRUE(std::filesystem::exists(dir.file(".hidden.tmp")));
+  // A writer that is alive (pid 1 always is) keeps its temporary.
+  test::write_all(dir.file(".snap.hdf5.tmp.1.0"), "someone else's, in progress");
+  EXPECT_EQ(remove_stale_temporaries(dir.path().string()), 0);
+  EXPECT_TRUE(std::filesystem::exists(dir.file(".snap.hdf5.tmp.1.0")));
+}
+
+TEST(IoAtomic, StreamedOutputRemovesItsOwnStaleTemporariesOnly) {
+  ScratchDir dir("atomic");
+  // A killed `hoshi accuracy --errors` left its temporary; another file's is not ours.
+  test::write_all(dir.file(".errors.csv.tmp.999999999.0"), "");
+  test::write_all(dir.file(".other.csv.tmp.999999999.0"), "");
+  {
+    TemporaryOutput out(dir.file("errors.csv"), "--errors");
+    out.out << "a,b\n";
+    out.commit();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file(".errors.csv.tmp.999999999.0")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file(".other.csv.tmp.999999999.0")));
+  EXPECT_EQ(test::read_all(dir.file("errors.csv")), "a,b\n");
 }
 
 TEST(IoAtomic, OutputDirectoryIsNotReusedWithoutOverwrite) {
