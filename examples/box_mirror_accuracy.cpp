@@ -5,18 +5,20 @@
 // the per-particle walk at the same setting for comparison. The relative criterion's |a_old|
 // comes from the per-particle solver's own bootstrap and second call. Build:
 // make -C build box_mirror_accuracy
-//   build/box_mirror_accuracy N CRITERION PARAM [n_group=32] [eps=0]
-//     PARAM: alpha for relative, theta otherwise.
+//   build/box_mirror_accuracy N CRITERION PARAM [n_group=32] [eps=0] [model=plummer]
+//     PARAM: alpha for relative, theta otherwise; model: a name of `hoshi ic --ic` (its defaults).
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "direct/direct.hpp"
 #include "ic/ic.hpp"
+#include "ic/models.hpp"
 #include "solver/solver.hpp"
 #include "tree/tree_solver.hpp"
 #include "tree/tree_walk.hpp"
@@ -47,7 +49,9 @@ double quantile(const std::vector<double>& v, double q) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: box_mirror_accuracy N CRITERION PARAM [n_group=32] [eps=0]\n");
+    std::fprintf(stderr,
+                 "usage: box_mirror_accuracy N CRITERION PARAM [n_group=32] [eps=0] "
+                 "[model=plummer]\n");
     return 2;
   }
   const std::size_t n = std::strtoull(argv[1], nullptr, 10);
@@ -56,7 +60,8 @@ int main(int argc, char** argv) {
   const int n_group = argc > 4 ? std::atoi(argv[4]) : kCudaGroupSize;
   const double eps = argc > 5 ? std::atof(argv[5]) : 0.0;
 
-  ParticleSet p = make_plummer(n, 42);
+  const std::string model = argc > 6 ? argv[6] : "plummer";
+  ParticleSet p = make_model(model, n, 42);
   std::vector<std::size_t> targets;
   for (std::size_t k = 0; k < 2000; ++k) targets.push_back((k * 7919u * 104729u) % n);
   ForceArrays ref;
@@ -111,9 +116,9 @@ int main(int argc, char** argv) {
   const std::vector<double> el = errors(targets, ref, lx.data(), ly.data(), lz.data());
   const std::vector<double> ep = errors(targets, ref, q.ax.data(), q.ay.data(), q.az.data());
   std::printf(
-      "n %zu %s %g n_group %d | box: p50 %.2e p99 %.2e max %.2e pp %.0f pc %.0f per particle, "
+      "%s n %zu %s %g n_group %d | box: p50 %.2e p99 %.2e max %.2e pp %.0f pc %.0f per particle, "
       "%.2f s | particle: p50 %.2e p99 %.2e\n",
-      n, argv[2], param, n_group, quantile(e, 0.5), quantile(e, 0.99), e.back(),
+      model.c_str(), n, argv[2], param, n_group, quantile(e, 0.5), quantile(e, 0.99), e.back(),
       double(wk.pp) / double(n), double(wk.pc) / double(n), t1 - t0, quantile(ep, 0.5),
       quantile(ep, 0.99));
   std::printf(

@@ -11,7 +11,8 @@
 //    a term m/d^2 by ~6u (1 + h/d) of itself; summed over all sources (cells stand for their
 //    particles) plus the summation's round-off: 8u sum_j (1 + h/r_ij) m_j / r_ij^2 +
 //    8 sqrt(N) u S1_i, S1_i = sum_j m_j / r_ij^2;
-//  * a stack too small for a walk falls back to the box walk for its targets (bit for bit);
+//  * the stack bound of the depth-first mode, and the fallback to the box walk for a walk that
+//    runs out of stack (bit for bit);
 //  * a lane reading another lane's value outside a collective aborts (what the device would
 //    silently get wrong: there a lane sees only its own registers).
 #include <gtest/gtest.h>
@@ -196,37 +197,49 @@ TEST_F(WalkWarp, LeavesAndGroupsLargerThanAWarp) {
   check_case(*p_, ref, {Criterion::barnes94, 2, Softening::plummer, 0.01, 1, 1});
 }
 
-// A walk that needs more stack than given takes the box walk: with room for one entry every
-// walk does (bit for bit the box walk); with a small stack some do, and the rest still match.
-TEST_F(WalkWarp, TooDeepForTheStackFallsBackToTheBoxWalk) {
+// The stack: with room for one entry every walk falls back to the box walk (bit for bit the
+// box walk's forces); below the headroom the walk goes depth first, one node at a time, and
+// needs at most 8 + 7 (L - 1) entries for a tree whose deepest level is L (the bound behind
+// kStackHeadroom): with exactly that many no walk falls back, with half of it some do, and
+// the others still match.
+TEST_F(WalkWarp, StackBoundAndFallbackToTheBoxWalk) {
   const ParticleSet& ref = reference(Softening::plummer, 0.01);
   const Case c{Criterion::barnes94, 2, Softening::plummer, 0.01, 16, 32};
   const WalkSetup s = make_setup(*p_, ref, c);
   const std::size_t n = p_->size();
-  Forces box(n), warp(n), some(n);
+  Forces box(n), warp(n);
   const WalkCounts cb = walk_tree_boxes(s.tree, s.cfg, nullptr, box.ax.data(), box.ay.data(),
                                         box.az.data(), box.pot.data());
-  std::uint64_t all = 0, part = 0;
-  const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, nullptr, warp.ax.data(), warp.ay.data(),
-                                        warp.az.data(), warp.pot.data(), 1, &all);
   std::uint64_t chunks = 0;
   for (const Group& g : make_groups(s.tree.nodes, c.n_group))
     chunks += (g.end - g.begin + kWarpLanes - 1) / kWarpLanes;
-  EXPECT_EQ(all, chunks);
-  EXPECT_EQ(cw.pp, cb.pp);
-  EXPECT_EQ(cw.pc, cb.pc);
-  for (std::size_t i = 0; i < n; ++i) {
-    ASSERT_EQ(warp.ax[i], box.ax[i]) << i;
-    ASSERT_EQ(warp.pot[i], box.pot[i]) << i;
+  std::uint32_t deepest = 0;
+  for (const TreeNode& node : s.tree.nodes) deepest = std::max(deepest, node.level);
+  ASSERT_GE(deepest, 4u);
+  const int bound = static_cast<int>(8 + 7 * (deepest - 1));
+  ASSERT_LE(bound, static_cast<int>(kStackHeadroom));
+  const std::vector<double> tol = rounding_bound(*p_, s);
+  for (int capacity : {1, bound / 2, bound}) {
+    SCOPED_TRACE("stack capacity " + std::to_string(capacity));
+    std::uint64_t fallbacks = 0;
+    const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, nullptr, warp.ax.data(), warp.ay.data(),
+                                          warp.az.data(), warp.pot.data(), capacity, &fallbacks);
+    EXPECT_EQ(cw.pp, cb.pp);
+    EXPECT_EQ(cw.pc, cb.pc);
+    if (capacity == 1) {
+      EXPECT_EQ(fallbacks, chunks);
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(warp.ax[i], box.ax[i]) << i;
+        ASSERT_EQ(warp.pot[i], box.pot[i]) << i;
+      }
+    } else if (capacity == bound) {
+      EXPECT_EQ(fallbacks, 0u);
+    } else {
+      EXPECT_GT(fallbacks, 0u);
+      EXPECT_LT(fallbacks, chunks);
+    }
+    for (std::size_t i = 0; i < n; ++i) ASSERT_LE(std::abs(warp.ax[i] - box.ax[i]), tol[i]) << i;
   }
-  const WalkCounts cs = walk_tree_warps(s.tree, s.cfg, nullptr, some.ax.data(), some.ay.data(),
-                                        some.az.data(), some.pot.data(), 40, &part);
-  EXPECT_GT(part, 0u);
-  EXPECT_LT(part, chunks);
-  EXPECT_EQ(cs.pp, cb.pp);
-  EXPECT_EQ(cs.pc, cb.pc);
-  const std::vector<double> bound = rounding_bound(*p_, s);
-  for (std::size_t i = 0; i < n; ++i) ASSERT_LE(std::abs(some.ax[i] - box.ax[i]), bound[i]) << i;
 }
 
 // One particle and two particles: the root is a leaf, the self pair masked.

@@ -7,7 +7,8 @@
 //
 //   stack (shared memory) <- root
 //   while the stack is not empty:
-//     lane l pops node l of the top 32 and applies the box test (box_node_accepted, double):
+//     lane l pops node l of the top 32 (fewer when the stack is nearly full) and applies the
+//     box test (box_node_accepted, double):
 //       accepted -> the cell's source (centre of mass relative to the box centre, mass,
 //                   quadrupole; float) goes into the cell tile
 //       a leaf   -> its particles (relative to the box centre, float) go into the particle
@@ -19,8 +20,10 @@
 // The accepted cells and opened leaves are those of the box walk (the same test on the same
 // box), taken in another order; only rounding differs. Positions enter the float terms relative
 // to the box centre, the difference taken in double (as the CPU group kernels do: tree_view.hpp
-// "Precision"; box_min_cell_d2 keeps cells off the targets). A group too deep for the stack
-// (stack_capacity) returns false and the caller walks its targets with walk_box_target.
+// "Precision"; box_min_cell_d2 keeps cells off the targets). The stack keeps a headroom that
+// its depth-first descents cannot exceed (kStackHeadroom), so a walk runs out of stack only with
+// a capacity below it (the tests' small capacities): it returns false and the caller walks its
+// targets with walk_box_target.
 //
 // The algorithm is written once over a warp policy W: W::Var<T> is one T per lane (the device:
 // the lane's register; the host: an array of 32), W::each(f) runs f(lane) for every lane (the
@@ -37,6 +40,7 @@
 #include "physics/hostdev.hpp"
 #include "physics/multipole.hpp"
 #include "physics/softening.hpp"
+#include "tree/morton.hpp"
 #include "tree/tree_view.hpp"
 #include "tree/walk_box.hpp"
 #include "tree/walk_particle.hpp"
@@ -45,9 +49,10 @@ namespace hoshi {
 
 inline constexpr int kWarpLanes = 32;
 // Node indices a warp can hold on its stack (4 KB of shared memory; 6.1 KB of scratch per warp
-// in all). Plummer spheres, relative criterion at alpha 0.0015 (deeper walks than the CUDA
-// default 0.004), walks too deep for 256 / 512 / 768 / 1024 entries: 2746 / 79 / 0 / 0 of
-// 4375 at N = 1e5, 25761 / 238 / 1 / 0 of 45592 at 2^20 (box_mirror_accuracy, 2026-11-30).
+// in all). Without a headroom (popping 32 nodes whenever the stack had them), Plummer spheres
+// at alpha 0.0015 (deeper walks than the CUDA default 0.004) had walks too deep for 256 / 512 /
+// 768 / 1024 entries: 2746 / 79 / 0 / 0 of 4375 at N = 1e5, 25761 / 238 / 1 / 0 of 45592 at
+// 2^20, and a Hernquist sphere at 2^18 1 of 11524 at 1024 (box_mirror_accuracy, 2026-11-30).
 inline constexpr int kWarpStack = 1024;
 
 // A cell as a source: centre of mass relative to the box centre, mass, quadrupole (48 B: three
@@ -61,6 +66,14 @@ struct alignas(16) CellSource {
 struct alignas(16) ParticleSource {
   float x, y, z, m;
 };
+
+// Stack entries kept free for the walk's depth-first descents (see walk_group_warp): 7 more
+// per level down to the deepest (kMortonMaxLevel), plus the popped node's 8 children.
+inline constexpr std::uint32_t kStackHeadroom = 7 * (kMortonMaxLevel + 1) + 8;
+// The CUDA lists kernel has no fallback walk: kWarpStack must hold the headroom (and a full
+// batch above it, so that the warp tests 32 nodes at a time in the common case).
+static_assert(kWarpStack > static_cast<int>(kStackHeadroom) + kWarpLanes * 8,
+              "the stack holds a full batch above the headroom");
 
 // A warp's shared scratch.
 struct WarpScratch {
@@ -178,7 +191,15 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& 
   });
   warp.sync();
   while (sp > 0) {
-    const U32 k = sp < U32(kWarpLanes) ? sp : U32(kWarpLanes);
+    // Up to 32 nodes, while popping k and pushing at most 8 children each leaves the headroom
+    // free (k <= (capacity - headroom - sp) / 7); otherwise one, the top node: from there the
+    // walk goes depth first, one level deeper per step and at most 7 entries more, which the
+    // headroom holds down to the deepest level.
+    const U32 limit =
+        U32(stack_capacity) > kStackHeadroom ? U32(stack_capacity) - kStackHeadroom : 0;
+    const U32 fit = sp < limit ? (limit - sp) / 7 : 0;
+    U32 k = sp < U32(kWarpLanes) ? sp : U32(kWarpLanes);
+    if (k > fit) k = fit > 0 ? fit : 1;
     warp.each([&](int l) {
       kind[l] = kNone;
       n_children[l] = 0;
