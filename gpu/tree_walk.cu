@@ -149,8 +149,10 @@ struct DeviceWarp {
 
 // The group mode, lists kernel (tree/walk_warp.hpp): a warp per group as above, the warp
 // testing 32 nodes at a time and summing the accepted cells and opened leaves' particles from
-// shared-memory tiles (blockDim.x / 32 WarpScratch of dynamic shared memory). A walk too deep
-// for the stack walks its targets as the lanes kernel does.
+// shared-memory tiles (blockDim.x / 32 WarpScratch of dynamic shared memory). The stack cannot
+// run out (walk_warp.hpp, kStackHeadroom), so there is no fallback walk here (it cost 10
+// registers, 90 against 80); a walk that ran out anyway is counted in d_counts[2] and the
+// launcher throws.
 __global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ groups,
                                        const std::uint32_t* __restrict__ group_order,
                                        std::uint64_t n_groups, WalkParams<float> w,
@@ -171,25 +173,19 @@ __global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ gro
     warp_group_box(t, g, d_alpha_a, dw.lane, box, alpha_a);
     for (std::uint64_t k0 = g.begin; k0 < g.end; k0 += 32) {
       DeviceWarp::Var<LaneTarget> tg{lane_target(t, box, g.begin, k0, g.end, dw.lane)};
-      const bool done = walk_group_warp(dw, t, box, w.criterion, alpha_a, w, g.begin, k0, scratch,
-                                        kWarpStack, tg);
+      if (!walk_group_warp(dw, t, box, w.criterion, alpha_a, w, g.begin, k0, scratch, kWarpStack,
+                           tg)) {
+        // Unreachable (kWarpStack is above the headroom, which depth-first descents cannot
+        // exceed: tree/walk_warp.hpp); counted, and the launcher throws.
+        if (dw.lane == 0) atomicAdd(&d_counts[2], 1ull);
+        continue;
+      }
       const std::uint64_t k = k0 + dw.lane;
       if (k < g.end) {
-        ParticleForce<float> f;
-        if (done) {
-          f.ax = tg.v.ax;
-          f.ay = tg.v.ay;
-          f.az = tg.v.az;
-          f.pot = tg.v.pot;
-          f.pp = tg.v.pp;
-          f.pc = tg.v.pc;
-        } else {
-          f = walk_box_target<float>(t, box, alpha_a, k, t.x[k], t.y[k], t.z[k], w);
-        }
         const std::uint64_t i = d_order ? d_order[k] : k;
-        d_out[i] = make_float4(G * f.ax, G * f.ay, G * f.az, G * f.pot);
-        pp += f.pp;
-        pc += f.pc;
+        d_out[i] = make_float4(G * tg.v.ax, G * tg.v.ay, G * tg.v.az, G * tg.v.pot);
+        pp += tg.v.pp;
+        pc += tg.v.pc;
       }
     }
   }
@@ -251,8 +247,10 @@ void DeviceTree::upload_nodes(const TreeView& t, cudaStream_t stream) {
 
 namespace {
 
-// Zeroes the two counters, runs launch(blocks, d_counts) (one kernel launch on `stream` over
-// `threads` threads in blocks of policy.block), checks it and returns the counts.
+// Zeroes the three counters (p-p terms, p-c terms, the lists kernel's walks that ran out of
+// stack), runs launch(blocks, d_counts) (one kernel launch on `stream` over `threads` threads
+// in blocks of policy.block), checks it and returns the counts; std::logic_error if a walk ran
+// out of stack.
 template <class Launch>
 InteractionCounts counted_launch(std::size_t threads, const TreePolicy& policy, const char* what,
                                  DeviceBuffer<unsigned long long>& counters, cudaStream_t stream,
@@ -264,12 +262,15 @@ InteractionCounts counted_launch(std::size_t threads, const TreePolicy& policy, 
   const std::size_t blocks = elementwise_blocks(threads, policy.block);
   if (blocks > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     throw std::invalid_argument(std::string(what) + ": too many threads for one launch");
-  counters.resize(2);
-  HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 2 * sizeof(unsigned long long), stream));
+  counters.resize(3);  // pp, pc, and the lists kernel's walks that ran out of stack
+  HOSHI_CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, 3 * sizeof(unsigned long long), stream));
   launch(static_cast<unsigned>(blocks), counters.data());
   HOSHI_CUDA_CHECK_LAUNCH();
-  unsigned long long h[2];
-  counters.download(h, 2, stream);
+  unsigned long long h[3];
+  counters.download(h, 3, stream);
+  if (h[2] != 0)
+    throw std::logic_error(std::string(what) + ": " + std::to_string(h[2]) +
+                           " warp walk(s) ran out of stack (kWarpStack); this is a bug");
   return {h[0], h[1]};
 }
 

@@ -22,8 +22,8 @@
 // to the box centre, the difference taken in double (as the CPU group kernels do: tree_view.hpp
 // "Precision"; box_min_cell_d2 keeps cells off the targets). The stack keeps a headroom that
 // its depth-first descents cannot exceed (kStackHeadroom), so a walk runs out of stack only with
-// a capacity below it (the tests' small capacities): it returns false and the caller walks its
-// targets with walk_box_target.
+// a capacity below it (the tests' small capacities): it returns false, and the CPU mirror walks
+// its targets with walk_box_target (the CUDA kernel, which has kWarpStack, reports an error).
 //
 // The algorithm is written once over a warp policy W: W::Var<T> is one T per lane (the device:
 // the lane's register; the host: an array of 32), W::each(f) runs f(lane) for every lane (the
