@@ -12,11 +12,11 @@
 //   (gpu::DeviceStepper, what `hoshi run --backend cuda` does) phase by phase. --walk: particle
 //   (default), group (the group mode, a warp per group: the lanes kernel) and lists (the group
 //   mode's lists kernel, gpu::GroupWalkKernel::lists), comma-separated (rows tree, tree/g, tree/l).
-//   --direct-targets: the direct kernel's targets per thread to time, 1 and/or 2 (rows "direct" and
-//   "direct2"). The tree settings default to hoshi's CUDA defaults for the walk (default_theta /
-//   default_criterion / default_alpha): the relative criterion, whose first call bootstraps |a_old|
-//   with barnes94 (the warm-up call); the timed calls use the previous call's accelerations, as
-//   every step of a run does.
+//   --direct-targets: the direct kernel's targets per thread to time, any of 1, 2 and 4 (rows
+//   "direct", "direct2", "direct4"). The tree settings default to hoshi's CUDA defaults for the
+//   walk (default_theta / default_criterion / default_alpha): the relative criterion, whose first
+//   call bootstraps |a_old| with barnes94 (the warm-up call); the timed calls use the previous
+//   call's accelerations, as every step of a run does.
 // Without a CUDA device it prints why and exits 0 (nothing to time).
 #include <algorithm>
 #include <cmath>
@@ -81,8 +81,10 @@ struct Row {
 // The table's solver column: direct, tree (per-particle walk), tree/g (group mode, lanes
 // kernel) or tree/l (group mode, lists kernel), by the process-wide kernel choices.
 std::string solver_label(SolverKind kind, WalkKind walk) {
-  if (kind == SolverKind::direct)  // "direct2": two targets per thread
-    return hoshi::gpu::direct_targets_per_thread() == 2 ? "direct2" : "direct";
+  if (kind == SolverKind::direct) {  // "direct2", "direct4": two, four targets per thread
+    const int t = hoshi::gpu::direct_targets_per_thread();
+    return t == 1 ? "direct" : "direct" + std::to_string(t);
+  }
   if (walk != WalkKind::group) return "tree";
   return hoshi::gpu::group_walk_kernel() == hoshi::gpu::GroupWalkKernel::lists ? "tree/l"
                                                                                : "tree/g";
@@ -237,7 +239,7 @@ std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& step
   char buf[320];
   g << "\n# Goals (issue 4), from the rows above (1M = 2^20 particles):\n";
   bool any_direct = false;
-  for (const std::string label : {"direct", "direct2"}) {
+  for (const std::string label : {"direct", "direct2", "direct4"}) {
     double worst = std::numeric_limits<double>::infinity();
     std::size_t worst_n = 0;
     for (const Row& r : rows)
@@ -336,9 +338,9 @@ int main(int argc, char** argv) {
         for (std::string v; std::getline(list, v, ',');)
           direct_targets.push_back(std::atoi(v.c_str()));
         for (int v : direct_targets)
-          if (v != 1 && v != 2)
+          if (v != 1 && v != 2 && v != 4)
             throw std::invalid_argument("--direct-targets: " + std::to_string(v) +
-                                        " (the kernel is compiled for 1 and 2)");
+                                        " (the kernel is compiled for 1, 2 and 4)");
         if (direct_targets.empty()) throw std::invalid_argument("--direct-targets needs a value");
       } else if (!std::strcmp(argv[a], "--step"))
         steps = parse_range(need("--step"), "--step");

@@ -21,8 +21,9 @@ std::unique_ptr<GravitySolver> make_cuda_direct_solver(const SolverConfig& confi
 // them), "upload", "walk" (kernel, CUDA events), "download".
 std::unique_ptr<GravitySolver> make_cuda_tree_solver(const SolverConfig& config);
 
-// Targets per thread of the direct kernel (1 or 2; process-wide, default 2; gpu/direct.cu):
+// Targets per thread of the direct kernel (1, 2 or 4; process-wide, default 2; gpu/direct.cu):
 // every direct evaluation on the device uses it. set_ throws std::invalid_argument otherwise.
+// Four (one shared-memory load per four pair terms, 64-68 registers) is not yet timed.
 int direct_targets_per_thread();
 void set_direct_targets_per_thread(int targets);
 

@@ -112,7 +112,10 @@ template <Softening kKind, bool kSoft>
 void launch_direct(const DirectGeometry& g, dim3 grid, const float4* d_pos, std::int64_t n,
                    const SofteningParams<float>& s, bool finalize, Finalize fin, float4* d_out,
                    cudaStream_t stream) {
-  if (g.targets_per_thread == 2)
+  if (g.targets_per_thread == 4)
+    direct_forces_kernel<kDirectBlock, 4, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
+        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+  else if (g.targets_per_thread == 2)
     direct_forces_kernel<kDirectBlock, 2, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
         d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
   else
@@ -132,9 +135,9 @@ int direct_targets_per_thread() {
 }
 
 void set_direct_targets_per_thread(int t) {
-  if (t != 1 && t != 2)
+  if (t != 1 && t != 2 && t != 4)
     throw std::invalid_argument("direct kernel: targets per thread " + std::to_string(t) +
-                                " (compiled for 1 and 2)");
+                                " (compiled for 1, 2 and 4)");
   g_targets_per_thread.store(t);
 }
 

@@ -25,7 +25,7 @@ struct DirectPolicy {
   int blocks_per_sm = 8;   // aim: this many resident blocks per multiprocessor
   int max_splits = 65535;  // grid.y limit
   // Targets per thread: each source of a tile is read once for this many targets (the direct
-  // kernel is compiled for 1 and 2; direct_forces takes gpu::direct_targets_per_thread()).
+  // kernel is compiled for 1, 2 and 4; direct_forces takes gpu::direct_targets_per_thread()).
   int targets_per_thread = 1;
 };
 

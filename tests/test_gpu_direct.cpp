@@ -214,8 +214,8 @@ INSTANTIATE_TEST_SUITE_P(Backends, DirectBackends, ::testing::Values(Backend::cp
                          backend_test_name);
 
 #ifdef HOSHI_HAVE_CUDA
-// The direct kernel's other variant (one or two targets per thread, whichever is not the
-// default that the suite above runs: gpu::set_direct_targets_per_thread) under the same
+// The direct kernel's other variants (one, two or four targets per thread, those that are not
+// the default that the suite above runs: gpu::set_direct_targets_per_thread) under the same
 // bounds: partial blocks of targets, no softening, the spline, and the split sources of small N.
 TEST(DirectCuda, OtherTargetsPerThreadMeetTheSameBounds) {
   HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
@@ -223,14 +223,19 @@ TEST(DirectCuda, OtherTargetsPerThreadMeetTheSameBounds) {
     int t = gpu::direct_targets_per_thread();
     ~Restore() { gpu::set_direct_targets_per_thread(t); }
   } restore;
-  gpu::set_direct_targets_per_thread(3 - restore.t);
-  expect_direct_matches_reference(Backend::cuda, make_plummer(1000, 21),
-                                  {Softening::plummer, 0.01});
-  expect_direct_matches_reference(Backend::cuda, make_plummer(777, 22), {Softening::plummer, 0.0});
-  expect_direct_matches_reference(Backend::cuda, make_plummer(600, 23),
-                                  {Softening::spline, 0.05, 2.5});
-  expect_direct_matches_reference(Backend::cuda, make_plummer(4096, 24),
-                                  {Softening::plummer, 0.005});
+  for (int t : {1, 2, 4}) {
+    if (t == restore.t) continue;
+    SCOPED_TRACE(std::to_string(t) + " targets per thread");
+    gpu::set_direct_targets_per_thread(t);
+    expect_direct_matches_reference(Backend::cuda, make_plummer(1000, 21),
+                                    {Softening::plummer, 0.01});
+    expect_direct_matches_reference(Backend::cuda, make_plummer(777, 22),
+                                    {Softening::plummer, 0.0});
+    expect_direct_matches_reference(Backend::cuda, make_plummer(600, 23),
+                                    {Softening::spline, 0.05, 2.5});
+    expect_direct_matches_reference(Backend::cuda, make_plummer(4096, 24),
+                                    {Softening::plummer, 0.005});
+  }
   EXPECT_THROW(gpu::set_direct_targets_per_thread(3), std::invalid_argument);
 }
 #endif
