@@ -325,6 +325,13 @@ InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups
                                    cudaStream_t stream, const TreePolicy& policy,
                                    const std::uint32_t* d_group_order) {
   if (d_view.n_particles == 0 || d_view.n_nodes == 0 || n_groups == 0) return {};
+  // The lists kernel's scratch, a WarpScratch per warp, within the 48 KB of shared memory a
+  // block gets without opting in (blocks of up to 224 threads).
+  if (policy.group_kernel == GroupWalkKernel::lists &&
+      static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch) > 48 * 1024)
+    throw std::invalid_argument("tree_walk_groups: blocks of " + std::to_string(policy.block) +
+                                " threads need more than 48 KB of shared memory for the lists "
+                                "kernel (at most 224 threads)");
   return counted_launch(n_groups * 32, policy, "tree_walk_groups", counters, stream,
                         [&](unsigned blocks, unsigned long long* d_counts) {
                           if (policy.group_kernel == GroupWalkKernel::lists) {
