@@ -14,11 +14,21 @@
 //  * the stack bound of the depth-first mode, and the fallback to the box walk for a walk that
 //    runs out of stack (bit for bit);
 //  * a lane reading another lane's value outside a collective aborts (what the device would
-//    silently get wrong: there a lane sees only its own registers).
+//    silently get wrong: there a lane sees only its own registers);
+//  * with the device's memory model for the scratch (WeakWarp: a lane sees another lane's
+//    writes only after a sync(), not after a shuffle), the walk gives bit for bit the results
+//    of the lanes run one after the other (HostWarp), and no two lanes write one byte between
+//    two syncs: a sync() missing between a write and another lane's read of it shows up here,
+//    not only on a device (removing any of the three that order tile and stack writes before
+//    their reads fails this test). The syncs that order reads before later overwrites (the
+//    popped stack entries, a summed tile, the scratch at the end of a walk) are not covered:
+//    in this model a lane's read happens when its part of an each() runs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -258,6 +268,106 @@ TEST_F(WalkWarp, TinyTrees) {
       const double scale = std::abs(ref.pot[i]) + 1e-30;
       EXPECT_NEAR(warp.pot[i], ref.pot[i], 1e-3 * scale) << "n " << n << " target " << i;
     }
+  }
+}
+
+// The device's memory model for the warp's scratch, on the CPU: a lane sees its own writes at
+// once and the other lanes' only after a sync() (__syncwarp orders shared memory; the shuffles
+// of the collectives do not). Each lane runs on its own view of the scratch; after its part of
+// an each(), the bytes it changed are its writes, applied to every view at the next sync(). A
+// lane that reads another lane's write before the sync() that orders it reads the old value
+// here, and the walk's result changes; two lanes writing one byte between syncs is reported.
+class WeakWarp {
+ public:
+  template <class T>
+  using Var = HostWarp::Var<T>;
+
+  explicit WeakWarp(WarpScratch* scratch)
+      : s_(reinterpret_cast<unsigned char*>(scratch)), writer_(kBytes, -1), value_(kBytes) {
+    for (auto& v : view_) v.assign(s_, s_ + kBytes);
+  }
+  template <class F>
+  void each(F&& f) {
+    host_.each([&](int l) {
+      std::vector<unsigned char>& mine = view_[l];
+      std::memcpy(s_, mine.data(), kBytes);  // what lane l sees
+      f(l);
+      for (std::size_t b = 0; b < kBytes; ++b) {
+        if (s_[b] == mine[b]) continue;
+        if (writer_[b] != -1 && writer_[b] != l) ++conflicts;
+        writer_[b] = l;
+        value_[b] = s_[b];
+        mine[b] = s_[b];
+      }
+    });
+  }
+  void sync() {
+    for (std::size_t b = 0; b < kBytes; ++b) {
+      if (writer_[b] < 0) continue;
+      for (auto& v : view_) v[b] = value_[b];
+      writer_[b] = -1;
+    }
+  }
+  Var<std::uint32_t> exclusive_sum(const Var<std::uint32_t>& v, std::uint32_t& total) {
+    return host_.exclusive_sum(v, total);
+  }
+  template <class T>
+  Var<T> gather(const Var<T>& v, const Var<int>& src) {
+    return host_.gather(v, src);
+  }
+  std::uint32_t or_all(const Var<std::uint32_t>& v) { return host_.or_all(v); }
+
+  std::size_t conflicts = 0;  // bytes written by two lanes between two syncs
+
+ private:
+  static constexpr std::size_t kBytes = sizeof(WarpScratch);
+  HostWarp host_;
+  unsigned char* s_;
+  std::vector<unsigned char> view_[kWarpLanes];
+  std::vector<int> writer_;
+  std::vector<unsigned char> value_;
+};
+
+TEST_F(WalkWarp, OnlySyncOrdersTheScratchAsOnTheDevice) {
+  const ParticleSet& ref = reference(Softening::plummer, 0.01);
+  for (const Case& c : {Case{Criterion::relative, 2, Softening::plummer, 0.01, 16, 32},
+                        Case{Criterion::barnes94, 1, Softening::plummer, 0.01, 64, 64}}) {
+    SCOPED_TRACE(name(c));
+    const WalkSetup s = make_setup(*p_, ref, c);
+    const TreeView t = s.tree.view();
+    const WalkParams<float> w = make_walk_params<float>(c.criterion, c.order, c.softening, c.eps);
+    const std::vector<Group> groups = make_groups(s.tree.nodes, c.n_group);
+    std::size_t walks = 0;
+    for (std::size_t gi = 0; gi < groups.size(); gi += 11) {  // every eleventh group
+      const Group& g = groups[gi];
+      const GroupBox box = group_box(t, g);
+      float aa = s.alpha_a.empty() ? 0.0f : s.alpha_a[g.begin];
+      for (std::uint64_t k = g.begin; !s.alpha_a.empty() && k < g.end; ++k)
+        aa = std::min(aa, s.alpha_a[k]);
+      for (std::uint64_t k0 = g.begin; k0 < g.end; k0 += kWarpLanes, ++walks) {
+        HostWarp host;
+        HostWarp::Var<LaneTarget> seq, weak;
+        host.each([&](int l) { seq[l] = weak[l] = lane_target(t, box, g.begin, k0, g.end, l); });
+        auto scratch = std::make_unique<WarpScratch>();
+        ASSERT_TRUE(walk_group_warp(host, t, box, c.criterion, aa, w, g.begin, k0, *scratch,
+                                    kWarpStack, seq));
+        auto scratch2 = std::make_unique<WarpScratch>();
+        WeakWarp warp(scratch2.get());
+        ASSERT_TRUE(walk_group_warp(warp, t, box, c.criterion, aa, w, g.begin, k0, *scratch2,
+                                    kWarpStack, weak));
+        EXPECT_EQ(warp.conflicts, 0u) << "group " << gi;
+        host.each([&](int l) {
+          EXPECT_EQ(weak[l].ax, seq[l].ax) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].ay, seq[l].ay) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].az, seq[l].az) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].pot, seq[l].pot) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].pp, seq[l].pp) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].pc, seq[l].pc) << "group " << gi << " lane " << l;
+        });
+        if (HasFailure()) return;
+      }
+    }
+    EXPECT_GT(walks, 10u);
   }
 }
 

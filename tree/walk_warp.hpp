@@ -186,10 +186,9 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& 
   U32 sp = 1, nc = 0, np = 0;         // stack size, cells and particles in the tiles (uniform)
   std::uint64_t n_cells_total = 0, n_parts_total = 0;
   warp.each([&](int l) {
-    if (l == 0) s.stack[0] = 0;  // the root
+    if (l == 0) s.stack[0] = 0;  // the root, popped by lane 0 itself: no sync needed
     hit[l] = 0;
   });
-  warp.sync();
   while (sp > 0) {
     // Up to 32 nodes, while popping k and pushing at most 8 children each leaves the headroom
     // free (k <= (capacity - headroom - sp) / 7); otherwise one, the top node: from there the
