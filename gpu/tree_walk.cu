@@ -183,9 +183,10 @@ __global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ gro
       const std::uint64_t k = k0 + dw.lane;
       if (k < g.end) {
         const std::uint64_t i = d_order ? d_order[k] : k;
-        d_out[i] = make_float4(G * tg.v.ax, G * tg.v.ay, G * tg.v.az, G * tg.v.pot);
-        pp += tg.v.pp;
-        pc += tg.v.pc;
+        const ParticleForce<float>& f = tg.v.f;
+        d_out[i] = make_float4(G * f.ax, G * f.ay, G * f.az, G * f.pot);
+        pp += f.pp;
+        pc += f.pc;
       }
     }
   }

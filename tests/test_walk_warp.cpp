@@ -357,12 +357,12 @@ TEST_F(WalkWarp, OnlySyncOrdersTheScratchAsOnTheDevice) {
                                     kWarpStack, weak));
         EXPECT_EQ(warp.conflicts, 0u) << "group " << gi;
         host.each([&](int l) {
-          EXPECT_EQ(weak[l].ax, seq[l].ax) << "group " << gi << " lane " << l;
-          EXPECT_EQ(weak[l].ay, seq[l].ay) << "group " << gi << " lane " << l;
-          EXPECT_EQ(weak[l].az, seq[l].az) << "group " << gi << " lane " << l;
-          EXPECT_EQ(weak[l].pot, seq[l].pot) << "group " << gi << " lane " << l;
-          EXPECT_EQ(weak[l].pp, seq[l].pp) << "group " << gi << " lane " << l;
-          EXPECT_EQ(weak[l].pc, seq[l].pc) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].f.ax, seq[l].f.ax) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].f.ay, seq[l].f.ay) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].f.az, seq[l].f.az) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].f.pot, seq[l].f.pot) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].f.pp, seq[l].f.pp) << "group " << gi << " lane " << l;
+          EXPECT_EQ(weak[l].f.pc, seq[l].f.pc) << "group " << gi << " lane " << l;
         });
         if (HasFailure()) return;
       }

@@ -30,6 +30,26 @@ inline void store_force(const ParticleForce<float>& f, double G, std::size_t i, 
   pot[i] = G * f.pot;
 }
 
+// Smallest alpha |a_old| over [begin, end): 16 running minima (x < a ? x : a is the vector
+// min instruction, which GCC does not form from std::min without -ffinite-math-only), as the
+// top targets of the walk span up to all N particles.
+inline double min_alpha(const float* alpha_a, std::uint64_t begin, std::uint64_t end) {
+  if (!alpha_a) return 0;
+  constexpr int kLanes = 16;
+  float a = alpha_a[begin];
+  std::uint64_t k = begin;
+  if (end - begin >= kLanes) {
+    float lane[kLanes];
+    for (int j = 0; j < kLanes; ++j) lane[j] = alpha_a[k + j];
+    for (k += kLanes; k + kLanes <= end; k += kLanes)
+      for (int j = 0; j < kLanes; ++j)
+        lane[j] = alpha_a[k + j] < lane[j] ? alpha_a[k + j] : lane[j];
+    for (int j = 0; j < kLanes; ++j) a = std::min(a, lane[j]);
+  }
+  for (; k < end; ++k) a = std::min(a, alpha_a[k]);
+  return a;
+}
+
 }  // namespace
 
 WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
@@ -67,8 +87,7 @@ WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const 
     const Group& grp = groups[g];
     const GroupBox box = group_box(t, grp);
     // The group's alpha: the smallest of its targets' (as the device warp forms it).
-    float aa = alpha_a ? alpha_a[grp.begin] : 0.0f;
-    for (std::uint64_t k = grp.begin; alpha_a && k < grp.end; ++k) aa = std::min(aa, alpha_a[k]);
+    const double aa = min_alpha(alpha_a, grp.begin, grp.end);
     for (std::uint64_t k = grp.begin; k < grp.end; ++k) {
       const ParticleForce<float> f =
           walk_box_target<float>(t, box, aa, k, t.x[k], t.y[k], t.z[k], w);
@@ -83,13 +102,14 @@ WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const 
 WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                            double* ax, double* ay, double* az, double* pot, int stack_capacity,
                            std::uint64_t* fallbacks) {
+  if (fallbacks) *fallbacks = 0;
   const TreeView t = tree.view();
+  if (t.n_nodes == 0) return {};
   const WalkParams<float> w = walk_params(cfg);
   const std::vector<Group> groups = make_groups(tree.nodes, cfg.n_group);
   const std::ptrdiff_t ng = static_cast<std::ptrdiff_t>(groups.size());
   const int capacity = std::clamp(stack_capacity, 1, kWarpStack);
   std::uint64_t pp = 0, pc = 0, fell_back = 0;
-  if (t.n_nodes == 0) return {};
 #pragma omp parallel reduction(+ : pp, pc, fell_back)
   {
     auto scratch = std::make_unique<WarpScratch>();
@@ -97,8 +117,7 @@ WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const 
     for (std::ptrdiff_t g = 0; g < ng; ++g) {
       const Group& grp = groups[g];
       const GroupBox box = group_box(t, grp);
-      float aa = alpha_a ? alpha_a[grp.begin] : 0.0f;
-      for (std::uint64_t k = grp.begin; alpha_a && k < grp.end; ++k) aa = std::min(aa, alpha_a[k]);
+      const double aa = min_alpha(alpha_a, grp.begin, grp.end);
       for (std::uint64_t k0 = grp.begin; k0 < grp.end; k0 += kWarpLanes) {
         HostWarp warp;
         HostWarp::Var<LaneTarget> tg;
@@ -109,17 +128,8 @@ WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const 
         warp.each([&](int l) {
           const std::uint64_t k = k0 + static_cast<std::uint64_t>(l);
           if (k >= grp.end) return;
-          ParticleForce<float> f;
-          if (done) {
-            f.ax = tg[l].ax;
-            f.ay = tg[l].ay;
-            f.az = tg[l].az;
-            f.pot = tg[l].pot;
-            f.pp = tg[l].pp;
-            f.pc = tg[l].pc;
-          } else {
-            f = walk_box_target<float>(t, box, aa, k, t.x[k], t.y[k], t.z[k], w);
-          }
+          const ParticleForce<float> f =
+              done ? tg[l].f : walk_box_target<float>(t, box, aa, k, t.x[k], t.y[k], t.z[k], w);
           store_force(f, cfg.G, tree.index[k], ax, ay, az, pot);
           pp += f.pp;
           pc += f.pc;
@@ -362,26 +372,6 @@ void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&
 inline GroupBox cube_box(const TreeNode& n) {
   const double h = 0.5 * n.side;
   return {n.cx, n.cy, n.cz, h, h, h};
-}
-
-// Smallest alpha |a_old| over [begin, end): 16 running minima (x < a ? x : a is the vector
-// min instruction, which GCC does not form from std::min without -ffinite-math-only), as the
-// top targets of the walk span up to all N particles.
-inline double min_alpha(const float* alpha_a, std::uint64_t begin, std::uint64_t end) {
-  if (!alpha_a) return 0;
-  constexpr int kLanes = 16;
-  float a = alpha_a[begin];
-  std::uint64_t k = begin;
-  if (end - begin >= kLanes) {
-    float lane[kLanes];
-    for (int j = 0; j < kLanes; ++j) lane[j] = alpha_a[k + j];
-    for (k += kLanes; k + kLanes <= end; k += kLanes)
-      for (int j = 0; j < kLanes; ++j)
-        lane[j] = alpha_a[k + j] < lane[j] ? alpha_a[k + j] : lane[j];
-    for (int j = 0; j < kLanes; ++j) a = std::min(a, lane[j]);
-  }
-  for (; k < end; ++k) a = std::min(a, alpha_a[k]);
-  return a;
 }
 
 // A unit of parallel work: a target (big node or group) with its candidates and the local

@@ -84,12 +84,11 @@ struct WarpScratch {
 };
 
 // A lane's target: position relative to the box centre, slot (offset in the group; -2 for a
-// lane without a target), sums (without G), interaction counts.
+// lane without a target), and its force (sums without G, interaction counts).
 struct LaneTarget {
   float x = 0, y = 0, z = 0;
   std::int32_t slot = -2;
-  float ax = 0, ay = 0, az = 0, pot = 0;
-  std::uint64_t pp = 0, pc = 0;
+  ParticleForce<float> f;
 };
 
 HOSTDEV inline CellSource cell_source(const TreeNode& n, const GroupBox& b) {
@@ -141,16 +140,16 @@ HOSTDEV inline void sum_cells(const CellSource* c, int n, const WalkParams<float
 #pragma unroll 4
 #endif
     for (int j = 0; j < n; ++j)
-      cell_monopole(c[j].x - tg.x, c[j].y - tg.y, c[j].z - tg.z, c[j].m, w.cell_eps2, tg.ax, tg.ay,
-                    tg.az, tg.pot);
+      cell_monopole(c[j].x - tg.x, c[j].y - tg.y, c[j].z - tg.z, c[j].m, w.cell_eps2, tg.f.ax,
+                    tg.f.ay, tg.f.az, tg.f.pot);
   } else {
 #if defined(__CUDA_ARCH__)
 #pragma unroll 2
 #endif
     for (int j = 0; j < n; ++j)
       cell_quadrupole(c[j].x - tg.x, c[j].y - tg.y, c[j].z - tg.z, c[j].m, c[j].qxx, c[j].qxy,
-                      c[j].qxz, c[j].qyy, c[j].qyz, c[j].qzz, w.cell_eps2, tg.ax, tg.ay, tg.az,
-                      tg.pot);
+                      c[j].qxz, c[j].qyy, c[j].qyz, c[j].qzz, w.cell_eps2, tg.f.ax, tg.f.ay,
+                      tg.f.az, tg.f.pot);
   }
 }
 
@@ -163,13 +162,14 @@ HOSTDEV inline void sum_particles(const ParticleSource* p, const std::int32_t* s
 #endif
   for (int j = 0; j < n; ++j)
     pair_interaction(w.soft, p[j].x - tg.x, p[j].y - tg.y, p[j].z - tg.z, p[j].m,
-                     slot[j] != tg.slot, tg.ax, tg.ay, tg.az, tg.pot);
+                     slot[j] != tg.slot, tg.f.ax, tg.f.ay, tg.f.az, tg.f.pot);
 }
 
 // The warp's walk for the targets [k0, k0 + 32) held in tg (lane_target) of the group that
-// starts at group_begin, with box b; adds their
-// sums and counts to tg. Returns false, with tg's sums partial, when the stack would need more
-// than stack_capacity (<= kWarpStack) entries.
+// starts at group_begin, with box b; adds their sums and counts to tg.f. Returns false, with the
+// sums partial, when the stack would need more than stack_capacity (<= kWarpStack) entries.
+// An opened node's children are followed twice (counted, then pushed after the prefix sum of
+// the counts has placed them): cheaper than holding up to 8 indices per lane in registers.
 template <class W>
 HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& b,
                                     Criterion criterion, double alpha_a, const WalkParams<float>& w,
@@ -310,8 +310,8 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& 
   warp.each([&](int l) {
     sum_cells(s.cells, static_cast<int>(nc), w, tg[l]);
     sum_particles(s.parts, s.part_slot, static_cast<int>(np), w, tg[l]);
-    tg[l].pc += n_cells_total;
-    tg[l].pp += n_parts_total - hit[l];
+    tg[l].f.pc += n_cells_total;
+    tg[l].f.pp += n_parts_total - hit[l];
   });
   warp.sync();  // the scratch is free for the next walk
   return true;
