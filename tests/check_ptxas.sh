@@ -54,7 +54,7 @@ if [ -n "$bad" ]; then
   echo "$bad" | c++filt >&2
   status=1
 fi
-bad=$(echo "$table" | awk '$7 ~ /tree_walk(_groups)?_kernel/ && ($5 > 0 || $6 > 0)')
+bad=$(echo "$table" | awk '$7 ~ /tree_walk(_groups|_lists)?_kernel/ && ($5 > 0 || $6 > 0)')
 if [ -n "$bad" ]; then
   echo "FAIL: a tree walk kernel spills registers:" >&2
   echo "$bad" | c++filt >&2
