@@ -12,11 +12,13 @@
 //   (gpu::DeviceStepper, what `hoshi run --backend cuda` does) phase by phase. --walk: particle
 //   (default), group (the group mode, a warp per group: the lanes kernel) and lists (the group
 //   mode's lists kernel, gpu::GroupWalkKernel::lists), comma-separated (rows tree, tree/g, tree/l).
-//   --direct-targets: the direct kernel's targets per thread to time, any of 1, 2 and 4 (rows
-//   "direct", "direct2", "direct4"). The tree settings default to hoshi's CUDA defaults for the
-//   walk (default_theta / default_criterion / default_alpha): the relative criterion, whose first
-//   call bootstraps |a_old| with barnes94 (the warm-up call); the timed calls use the previous
-//   call's accelerations, as every step of a run does.
+//   --direct-targets: the direct kernel variants to time: targets per thread, any of 1, 2 and 4
+//   (rows "direct", "direct2", "direct4"), each optionally with "p" for the prefetching tile
+//   schedule (gpu::set_direct_prefetch; rows "directp", "direct2p", "direct4p"). The tree settings
+//   default to hoshi's CUDA defaults for the walk (default_theta / default_criterion /
+//   default_alpha): the relative criterion, whose first call bootstraps |a_old| with barnes94 (the
+//   warm-up call); the timed calls use the previous call's accelerations, as every step of a run
+//   does.
 // Without a CUDA device it prints why and exits 0 (nothing to time).
 #include <algorithm>
 #include <cmath>
@@ -83,7 +85,8 @@ struct Row {
 std::string solver_label(SolverKind kind, WalkKind walk) {
   if (kind == SolverKind::direct) {  // "direct2", "direct4": two, four targets per thread
     const int t = hoshi::gpu::direct_targets_per_thread();
-    return t == 1 ? "direct" : "direct" + std::to_string(t);
+    return (t == 1 ? "direct" : "direct" + std::to_string(t)) +
+           (hoshi::gpu::direct_prefetch() ? "p" : "");
   }
   if (walk != WalkKind::group) return "tree";
   return hoshi::gpu::group_walk_kernel() == hoshi::gpu::GroupWalkKernel::lists ? "tree/l"
@@ -239,7 +242,16 @@ std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& step
   char buf[320];
   g << "\n# Goals (issue 4), from the rows above (1M = 2^20 particles):\n";
   bool any_direct = false;
-  for (const std::string label : {"direct", "direct2", "direct4"}) {
+  std::vector<std::string> direct_labels;  // in the order they ran
+  for (const Row& r : rows)
+    if (r.solver.rfind("direct", 0) == 0 &&
+        std::find(direct_labels.begin(), direct_labels.end(), r.solver) == direct_labels.end())
+      direct_labels.push_back(r.solver);
+  for (const Failure& f : failed)
+    if (f.solver.rfind("direct", 0) == 0 &&
+        std::find(direct_labels.begin(), direct_labels.end(), f.solver) == direct_labels.end())
+      direct_labels.push_back(f.solver);
+  for (const std::string& label : direct_labels) {
     double worst = std::numeric_limits<double>::infinity();
     std::size_t worst_n = 0;
     for (const Row& r : rows)
@@ -321,7 +333,12 @@ int main(int argc, char** argv) {
     std::vector<WalkKind> walks = {WalkKind::particle};
     // The group mode's kernel of each entry of walks (lanes for the per-particle walk).
     std::vector<hoshi::gpu::GroupWalkKernel> kernels = {hoshi::gpu::GroupWalkKernel::lanes};
-    std::vector<int> direct_targets = {hoshi::gpu::direct_targets_per_thread()};
+    struct DirectVariant {
+      int targets;
+      bool prefetch;
+    };
+    std::vector<DirectVariant> direct_variants = {
+        {hoshi::gpu::direct_targets_per_thread(), hoshi::gpu::direct_prefetch()}};
     std::string out;
     for (int a = 1; a < argc; ++a) {
       const auto need = [&](const char* o) {
@@ -333,15 +350,17 @@ int main(int argc, char** argv) {
       else if (!std::strcmp(argv[a], "--tree"))
         tree = parse_range(need("--tree"), "--tree");
       else if (!std::strcmp(argv[a], "--direct-targets")) {
-        direct_targets.clear();
+        direct_variants.clear();
         std::stringstream list(need("--direct-targets"));
-        for (std::string v; std::getline(list, v, ',');)
-          direct_targets.push_back(std::atoi(v.c_str()));
-        for (int v : direct_targets)
-          if (v != 1 && v != 2 && v != 4)
-            throw std::invalid_argument("--direct-targets: " + std::to_string(v) +
-                                        " (the kernel is compiled for 1, 2 and 4)");
-        if (direct_targets.empty()) throw std::invalid_argument("--direct-targets needs a value");
+        for (std::string v; std::getline(list, v, ',');) {
+          const bool prefetch = !v.empty() && v.back() == 'p';
+          const std::string t = prefetch ? v.substr(0, v.size() - 1) : v;
+          if (t != "1" && t != "2" && t != "4")
+            throw std::invalid_argument("--direct-targets: '" + v +
+                                        "' (1, 2 or 4 targets per thread, optionally with p)");
+          direct_variants.push_back({std::stoi(t), prefetch});
+        }
+        if (direct_variants.empty()) throw std::invalid_argument("--direct-targets needs a value");
       } else if (!std::strcmp(argv[a], "--step"))
         steps = parse_range(need("--step"), "--step");
       else if (!std::strcmp(argv[a], "--repeats"))
@@ -454,8 +473,9 @@ int main(int argc, char** argv) {
       }
     };
     if (direct.hi > 0)
-      for (int targets : direct_targets) {
-        hoshi::gpu::set_direct_targets_per_thread(targets);
+      for (const DirectVariant& v : direct_variants) {
+        hoshi::gpu::set_direct_targets_per_thread(v.targets);
+        hoshi::gpu::set_direct_prefetch(v.prefetch);
         for (int k = direct.lo; k <= direct.hi; ++k)
           force_row(SolverKind::direct, std::size_t{1} << k, tree_settings[0]);
       }

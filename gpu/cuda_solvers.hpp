@@ -27,6 +27,13 @@ std::unique_ptr<GravitySolver> make_cuda_tree_solver(const SolverConfig& config)
 int direct_targets_per_thread();
 void set_direct_targets_per_thread(int targets);
 
+// The direct kernel's tile schedule (process-wide, default false; gpu/direct.cu): true loads
+// the next source tile while summing the current one (two shared-memory tiles, one barrier
+// per tile instead of two); same arithmetic in the same order, so bit-for-bit the same
+// results. Not yet timed on a device.
+bool direct_prefetch();
+void set_direct_prefetch(bool prefetch);
+
 // The CUDA group mode's kernel (process-wide, gpu/tree_walk.cu; the interaction sets are the
 // same, the rounding differs): lanes, every lane of a group's warp walking the group's box in
 // double (tree/walk_box.hpp; measured on an H200, the default); lists, the warp testing 32

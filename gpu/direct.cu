@@ -4,7 +4,10 @@
 // HOSTDEV pair kernels (rsqrtf on the device), with the inner loop unrolled. Any N: the last
 // tile is padded with zero-mass sources, which contribute exactly zero. For small N the source
 // range is split across grid.y and direct_reduce_kernel sums the partial results (see
-// gpu/launch_geometry.hpp).
+// gpu/launch_geometry.hpp). Two tile schedules, the same arithmetic in the same order (so
+// bit-for-bit the same results): the classic one (load, barrier, sum, barrier) and a
+// prefetching one (two tiles, the next tile's global load in flight while the current one is
+// summed, one barrier per tile).
 #include <atomic>
 #include <cstdint>
 #include <stdexcept>
@@ -36,12 +39,17 @@ struct Finalize {
 // masked out per pair (distinct particles never coincide: the solver checks). Each thread
 // holds T targets, blockIdx.x * Block * T + u * Block + threadIdx.x for u < T (coalesced), and
 // applies every tile source to all of them: one shared-memory load per T pair terms.
-template <int Block, int T, Softening kKind, bool kSoft>
+// kPrefetch: tile t goes to buffer t % 2, and the load of tile t + 1 is issued right after
+// tile t's barrier, so its global (L2) latency hides behind tile t's sums instead of stalling
+// the whole block between two barriers. One barrier per tile suffices: the store into buffer
+// t % 2 comes after every thread passed tile t - 1's barrier, which follows its last read of
+// that buffer (tile t - 2).
+template <int Block, int T, Softening kKind, bool kSoft, bool kPrefetch>
 __global__ void __launch_bounds__(Block)
     direct_forces_kernel(const float4* __restrict__ d_pos, std::int64_t n,
                          std::int64_t sources_per_split, SofteningParams<float> s, bool finalize,
                          Finalize fin, float4* __restrict__ d_out) {
-  __shared__ float4 tile[Block];
+  __shared__ float4 tiles[kPrefetch ? 2 : 1][Block];
   const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * Block * T + threadIdx.x;
   float4 t[T];
   float ax[T], ay[T], az[T], pot[T];
@@ -54,10 +62,21 @@ __global__ void __launch_bounds__(Block)
 
   const SourceRange r = split_range(sources_per_split, n, blockIdx.y);
   const std::int64_t j_end = r.end;
-  for (std::int64_t j0 = r.begin; j0 < j_end; j0 += Block) {
+  auto fetch = [&](std::int64_t j0) {
     const std::int64_t j = j0 + threadIdx.x;
-    tile[threadIdx.x] = j < j_end ? d_pos[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    return j < j_end ? d_pos[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+  };
+  float4 next = kPrefetch ? fetch(r.begin) : make_float4(0.f, 0.f, 0.f, 0.f);
+  int buffer = 0;
+  for (std::int64_t j0 = r.begin; j0 < j_end; j0 += Block) {
+    if constexpr (!kPrefetch) next = fetch(j0);
+    float4* const tile = tiles[buffer];
+    tile[threadIdx.x] = next;
     __syncthreads();
+    if constexpr (kPrefetch) {
+      if (j0 + Block < j_end) next = fetch(j0 + Block);
+      buffer ^= 1;
+    }
 #pragma unroll kUnroll
     for (int k = 0; k < Block; ++k) {
       const float4 q = tile[k];
@@ -77,7 +96,7 @@ __global__ void __launch_bounds__(Block)
         }
       }
     }
-    __syncthreads();
+    if constexpr (!kPrefetch) __syncthreads();
   }
 #pragma unroll
   for (int u = 0; u < T; ++u) {
@@ -108,30 +127,49 @@ __global__ void direct_reduce_kernel(const float4* __restrict__ d_partial, std::
   d_out[i] = fin(a, d_pos[i].w);
 }
 
+template <int T, Softening kKind, bool kSoft>
+void launch_direct_t(const DirectGeometry& g, dim3 grid, const float4* d_pos, std::int64_t n,
+                     const SofteningParams<float>& s, bool finalize, Finalize fin, float4* d_out,
+                     bool prefetch, cudaStream_t stream) {
+  if (prefetch)
+    direct_forces_kernel<kDirectBlock, T, kKind, kSoft, true><<<grid, kDirectBlock, 0, stream>>>(
+        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+  else
+    direct_forces_kernel<kDirectBlock, T, kKind, kSoft, false><<<grid, kDirectBlock, 0, stream>>>(
+        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+  HOSHI_CUDA_CHECK_LAUNCH();
+}
+
 template <Softening kKind, bool kSoft>
 void launch_direct(const DirectGeometry& g, dim3 grid, const float4* d_pos, std::int64_t n,
                    const SofteningParams<float>& s, bool finalize, Finalize fin, float4* d_out,
-                   cudaStream_t stream) {
+                   bool prefetch, cudaStream_t stream) {
   if (g.targets_per_thread == 4)
-    direct_forces_kernel<kDirectBlock, 4, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
-        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+    launch_direct_t<4, kKind, kSoft>(g, grid, d_pos, n, s, finalize, fin, d_out, prefetch, stream);
   else if (g.targets_per_thread == 2)
-    direct_forces_kernel<kDirectBlock, 2, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
-        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
+    launch_direct_t<2, kKind, kSoft>(g, grid, d_pos, n, s, finalize, fin, d_out, prefetch, stream);
   else
-    direct_forces_kernel<kDirectBlock, 1, kKind, kSoft><<<grid, kDirectBlock, 0, stream>>>(
-        d_pos, n, sources_per_split(g), s, finalize, fin, d_out);
-  HOSHI_CUDA_CHECK_LAUNCH();
+    launch_direct_t<1, kKind, kSoft>(g, grid, d_pos, n, s, finalize, fin, d_out, prefetch, stream);
 }
 
 // Two by default: 1.03-1.06x the one-target kernel for N = 2^12 .. 2^18 on an H200 (equal at
 // 2^19, 0.98x at 2^20; docs/perf-gpu.md).
 std::atomic<int> g_targets_per_thread{2};
+// The classic tile schedule by default: the prefetching one is not yet timed on a device.
+std::atomic<bool> g_prefetch{false};
 
 }  // namespace
 
 int direct_targets_per_thread() {
   return g_targets_per_thread.load();
+}
+
+bool direct_prefetch() {
+  return g_prefetch.load();
+}
+
+void set_direct_prefetch(bool prefetch) {
+  g_prefetch.store(prefetch);
 }
 
 void set_direct_targets_per_thread(int t) {
@@ -160,12 +198,16 @@ DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kerne
   }
   const dim3 grid(static_cast<unsigned>(g.blocks_x), static_cast<unsigned>(g.splits));
   const std::int64_t nn = static_cast<std::int64_t>(n);
+  const bool prefetch = direct_prefetch();
   if (s.kind == Softening::spline)
-    launch_direct<Softening::spline, true>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
+    launch_direct<Softening::spline, true>(g, grid, d_pos, nn, s, finalize, fin, out, prefetch,
+                                           stream);
   else if (soft)
-    launch_direct<Softening::plummer, true>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
+    launch_direct<Softening::plummer, true>(g, grid, d_pos, nn, s, finalize, fin, out, prefetch,
+                                            stream);
   else
-    launch_direct<Softening::plummer, false>(g, grid, d_pos, nn, s, finalize, fin, out, stream);
+    launch_direct<Softening::plummer, false>(g, grid, d_pos, nn, s, finalize, fin, out, prefetch,
+                                             stream);
   if (!finalize) {
     const int block = 256;
     direct_reduce_kernel<<<static_cast<unsigned>(elementwise_blocks(n, block)), block, 0, stream>>>(

@@ -16,7 +16,8 @@
 #
 # usage: scripts/gpu-check.sh [BUILD_DIR]      (default build-gpu-check)
 #   GPU_CHECK_DIRECT=12:20 GPU_CHECK_TREE=16:24 GPU_CHECK_STEP=20:24
-#   GPU_CHECK_DIRECT_TARGETS=2,4 (the direct kernel's targets per thread: 1, 2 and/or 4)
+#   GPU_CHECK_DIRECT_TARGETS=2,2p,4,4p (the direct kernel variants: targets per thread 1, 2
+#   and/or 4, "p" for the prefetching tile schedule)
 #   GPU_CHECK_WALKS=particle,group,lists GPU_CHECK_REPEATS=5 override the sweep (0:0 skips one;
 #   the tree and the step are timed per walk: the per-particle kernel, and the group mode (a warp
 #   per group) with its lanes kernel and with its lists kernel, tree/walk_warp.hpp).
@@ -107,7 +108,7 @@ unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the t
 
 stamp "timing"
 "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" --tree "${GPU_CHECK_TREE:-16:24}" \
-  --step "${GPU_CHECK_STEP:-20:24}" --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-2,4}" --walk "${GPU_CHECK_WALKS:-particle,group,lists}" --repeats "${GPU_CHECK_REPEATS:-5}" \
+  --step "${GPU_CHECK_STEP:-20:24}" --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-2,2p,4,4p}" --walk "${GPU_CHECK_WALKS:-particle,group,lists}" --repeats "${GPU_CHECK_REPEATS:-5}" \
   --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
   test_status=1
 stamp "done; table in $out_dir/gpu-check-table.txt, log in $log"
