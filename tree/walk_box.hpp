@@ -88,20 +88,15 @@ HOSTDEV inline void walk_box_visit(const TreeView& t, const GroupBox& b, Criteri
                                    double alpha_a, double xi, double yi, double zi,
                                    Visitor& visitor) {
   const double dmin2 = box_min_cell_d2(b);
-  std::uint32_t i = 0;
-  while (i < t.n_nodes) {
-    const TreeNode& n = t.nodes[i];
-    if (box_node_accepted(n, b, dmin2, criterion, alpha_a)) {
-      visitor.cell(n, static_cast<Real>(n.com_x - xi), static_cast<Real>(n.com_y - yi),
-                   static_cast<Real>(n.com_z - zi));
-      i = n.next;
-    } else if (n.first_child == 0) {
-      visit_leaf<Real>(t, n, xi, yi, zi, visitor);
-      i = n.next;
-    } else {
-      i = n.first_child;
-    }
-  }
+  walk_preorder(
+      t,
+      [&](const TreeNode& n) {
+        if (!box_node_accepted(n, b, dmin2, criterion, alpha_a)) return false;
+        visitor.cell(n, static_cast<Real>(n.com_x - xi), static_cast<Real>(n.com_y - yi),
+                     static_cast<Real>(n.com_z - zi));
+        return true;
+      },
+      [&](const TreeNode& n) { visit_leaf<Real>(t, n, xi, yi, zi, visitor); });
 }
 
 // The force on sorted particle `self` at (xi, yi, zi) from the nodes accepted for its group's

@@ -72,29 +72,42 @@ HOSTDEV inline void visit_leaf(const TreeView& t, const TreeNode& n, double xi, 
                      static_cast<Real>(t.z[j] - zi));
 }
 
+// The stack-free pre-order loop that every single-target walk shares: accept(n) tests node n
+// (and, when it accepts, applies it as a cell); an opened leaf goes to leaf(n); an opened
+// internal node descends to its first child, anything used skips its subtree (n.next).
+template <class Accept, class Leaf>
+HOSTDEV inline void walk_preorder(const TreeView& t, Accept&& accept, Leaf&& leaf) {
+  std::uint32_t i = 0;
+  while (i < t.n_nodes) {
+    const TreeNode& n = t.nodes[i];
+    if (accept(n)) {
+      i = n.next;
+    } else if (n.first_child == 0) {
+      leaf(n);
+      i = n.next;
+    } else {
+      i = n.first_child;
+    }
+  }
+}
+
 // The walk itself, calling visitor.cell(node, dx, dy, dz) for every accepted node and
 // visitor.particle(j, dx, dy, dz) for every particle j of every opened leaf (the target's own
 // index included: the visitor decides). d = source - target, Real.
 template <class Real, class Visitor>
 HOSTDEV inline void walk_particle_visit(const TreeView& t, double xi, double yi, double zi,
                                         Criterion criterion, Real alpha_a, Visitor& visitor) {
-  std::uint32_t i = 0;
-  while (i < t.n_nodes) {
-    const TreeNode& n = t.nodes[i];
-    const Real dx = static_cast<Real>(n.com_x - xi);
-    const Real dy = static_cast<Real>(n.com_y - yi);
-    const Real dz = static_cast<Real>(n.com_z - zi);
-    const Real d2 = dx * dx + dy * dy + dz * dz;
-    if (node_accepted(n, d2, criterion, alpha_a)) {
-      visitor.cell(n, dx, dy, dz);
-      i = n.next;
-    } else if (n.first_child == 0) {
-      visit_leaf<Real>(t, n, xi, yi, zi, visitor);
-      i = n.next;
-    } else {
-      i = n.first_child;
-    }
-  }
+  walk_preorder(
+      t,
+      [&](const TreeNode& n) {
+        const Real dx = static_cast<Real>(n.com_x - xi);
+        const Real dy = static_cast<Real>(n.com_y - yi);
+        const Real dz = static_cast<Real>(n.com_z - zi);
+        if (!node_accepted(n, dx * dx + dy * dy + dz * dz, criterion, alpha_a)) return false;
+        visitor.cell(n, dx, dy, dz);
+        return true;
+      },
+      [&](const TreeNode& n) { visit_leaf<Real>(t, n, xi, yi, zi, visitor); });
 }
 
 // Force on one target from the tree, and its interaction counts.
