@@ -21,6 +21,15 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
       std::cout << options.help();
       throw HelpShown{};
     }
+    // Arguments that no option or positional slot took (a second input file, a value whose
+    // option was mistyped away): an error, not silently dropped.
+    if (!r.unmatched().empty()) {
+      std::string list;
+      for (const std::string& a : r.unmatched()) list += (list.empty() ? "'" : ", '") + a + "'";
+      throw std::invalid_argument("unexpected argument" +
+                                  std::string(r.unmatched().size() > 1 ? "s " : " ") + list +
+                                  " (see --help)");
+    }
     return r;
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
     // cxxopts names the value but not the option: name the option that carried it.
