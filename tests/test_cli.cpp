@@ -65,6 +65,10 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --solver magic", "--solver"},
       {"frobnicate", "frobnicate"},
       {"forces", "INPUT"},
+      // Arguments no option takes: a second input, a stray word.
+      {"ic -n 10 stray", "unexpected argument 'stray'"},
+      {"render snap.csv stray", "unexpected argument 'stray'"},
+      {"run params.yml extra.yml", "unexpected argument 'extra.yml'"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args + " --out " + (d / "o").string(), d);
@@ -104,6 +108,18 @@ TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
       hoshi("forces " + (d / "nope.csv").string() + " --out " + (d / "f.csv").string(), d);
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.err.find("nope.csv"), std::string::npos);
+  // Two inputs where the command takes one: refused, not the first one used.
+  const fs::path good = d / "good.csv";
+  write(good, h + "0,1,2,3,0,0,0,1\n1,2,2,3,0,0,0,1\n");
+  const Result two = hoshi("forces " + good.string() + " " + (d / "nope.csv").string() + " --out " +
+                               (d / "f.csv").string(),
+                           d);
+  EXPECT_EQ(two.status, 2);
+  EXPECT_EQ(lines(two.err), 1) << two.err;
+  EXPECT_NE(two.err.find("unexpected argument '" + (d / "nope.csv").string() + "'"),
+            std::string::npos)
+      << two.err;
+  EXPECT_FALSE(fs::exists(d / "f.csv"));
 }
 
 TEST(Cli, ExistingOutputIsNeverOverwritten) {
@@ -154,6 +170,50 @@ TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
   r = hoshi("ic -n 10 --out " + (ic / "x.csv").string(), d);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
+}
+
+TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
+  // run1/snap.csv and run2/snap.csv: the profiles are named after the directories that tell
+  // them apart; a bad input among the snapshots leaves no profile written; one snapshot given
+  // twice is refused.
+  const fs::path d = scratch();
+  fs::create_directories(d / "run1");
+  fs::create_directories(d / "run2");
+  const fs::path a = d / "run1" / "snap.csv", b = d / "run2" / "snap.csv";
+  ASSERT_EQ(hoshi("ic -n 400 --seed 1 --out " + a.string(), d).status, 0);
+  ASSERT_EQ(hoshi("ic -n 400 --seed 2 --out " + b.string(), d).status, 0);
+  const fs::path prof = d / "prof";
+  const Result r =
+      hoshi("analyze " + a.string() + " " + b.string() + " --profiles " + prof.string(), d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto read = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string ra = read(prof / "run1_snap_radial.csv");
+  const std::string rb = read(prof / "run2_snap_radial.csv");
+  EXPECT_GT(lines(ra), 2);
+  EXPECT_NE(ra, rb);  // two seeds, two profiles: neither file is the other's
+  EXPECT_TRUE(fs::exists(prof / "run1_snap_disk.csv"));
+  EXPECT_TRUE(fs::exists(prof / "run2_snap_disk.csv"));
+
+  const fs::path prof2 = d / "prof2";
+  Result bad = hoshi(
+      "analyze " + a.string() + " " + (d / "nope.csv").string() + " --profiles " + prof2.string(),
+      d);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("nope.csv"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(prof2)) << "a failed analyze left profiles behind";
+
+  bad = hoshi("analyze " + a.string() + " " + (d / "run1" / ".." / "run1" / "snap.csv").string() +
+                  " --profiles " + prof2.string(),
+              d);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("given twice"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(prof2));
 }
 
 TEST(Cli, ForcesMatchIndependentDoubleSum) {

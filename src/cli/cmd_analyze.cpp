@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "analysis/analysis.hpp"
 #include "cli/commands.hpp"
@@ -45,6 +46,44 @@ double snapshot_time(const std::string& path) {
 
 std::string stem(const std::string& path) {
   return std::filesystem::path(path).stem().string();
+}
+
+// The profile files' base name of each snapshot: its stem (run/snapshot_010.hdf5:
+// snapshot_010), and where two snapshots share a stem, as many of their parent directories as
+// tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010). The same file given
+// twice is refused.
+std::vector<std::string> profile_names(const std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  std::vector<std::vector<std::string>> parts(files.size());  // stem, parent, grandparent, ...
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const fs::path p = fs::absolute(fs::path(files[i])).lexically_normal();
+    parts[i].push_back(p.stem().string());
+    for (fs::path d = p.parent_path(); d.has_relative_path(); d = d.parent_path())
+      parts[i].push_back(d.filename().string());
+  }
+  std::vector<std::size_t> depth(files.size(), 1);
+  const auto name = [&](std::size_t i) {
+    std::string s = parts[i][0];
+    for (std::size_t k = 1; k < depth[i]; ++k) s = parts[i][k] + "_" + s;
+    return s;
+  };
+  for (bool again = true; again;) {
+    again = false;
+    for (std::size_t i = 0; i < files.size(); ++i)
+      for (std::size_t j = i + 1; j < files.size(); ++j) {
+        if (name(i) != name(j)) continue;
+        const bool more_i = depth[i] < parts[i].size(), more_j = depth[j] < parts[j].size();
+        if (!more_i && !more_j)
+          throw std::invalid_argument("--profiles: snapshot " + files[j] +
+                                      " is given twice (its profiles would overwrite each other)");
+        depth[i] += more_i;
+        depth[j] += more_j;
+        again = true;
+      }
+  }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < files.size(); ++i) names.push_back(name(i));
+  return names;
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -89,7 +128,10 @@ int cmd_analyze(int argc, char** argv) {
   o.positional_help("SNAPSHOT...");
   o.add_options()("snapshots", "particle files", cxxopts::value<std::vector<std::string>>())(
       "csv", "write one row per snapshot to this CSV file", cxxopts::value<std::string>())(
-      "profiles", "write SNAPSHOT_radial.csv and SNAPSHOT_disk.csv into this directory",
+      "profiles",
+      "write SNAPSHOT_radial.csv and SNAPSHOT_disk.csv into this directory (SNAPSHOT: the "
+      "file's stem, with its parent directories where two snapshots share a stem: "
+      "run1_snapshot_010)",
       cxxopts::value<std::string>())("bins", "profile bins",
                                      cxxopts::value<std::string>()->default_value("30"))(
       "axis", "disk axis x,y,z, or 'spin' for the angular momentum of the inner half mass",
@@ -127,9 +169,21 @@ int cmd_analyze(int argc, char** argv) {
     csv_path = r["csv"].as<std::string>();
     require_new_output(csv_path, overwrite, "--csv");
   }
+  // Every output name is checked before any snapshot is read, and nothing is written until
+  // every snapshot has been analysed: a bad input leaves no partial output behind.
+  std::vector<std::string> prof_base;
   if (r.count("profiles")) {
     prof_dir = r["profiles"].as<std::string>();
-    std::filesystem::create_directories(prof_dir);
+    std::error_code ec;
+    if (std::filesystem::exists(prof_dir, ec) && !std::filesystem::is_directory(prof_dir, ec))
+      throw std::invalid_argument("--profiles " + prof_dir + ": is not a directory");
+    for (const std::string& name : profile_names(files)) {
+      prof_base.push_back((std::filesystem::path(prof_dir) / name).string());
+      for (const char* suffix : {"_radial.csv", "_disk.csv"})
+        if (!overwrite && std::filesystem::exists(prof_base.back() + suffix, ec))
+          throw std::invalid_argument("--profiles " + prof_base.back() + suffix +
+                                      ": file exists (use --overwrite to replace it)");
+    }
   }
   const bool bound = r.count("bound") > 0;
   const double disk_rmax = number(r, "disk-rmax");
@@ -151,6 +205,8 @@ int cmd_analyze(int argc, char** argv) {
   std::cout << std::left << std::setw(24) << "snapshot" << std::setw(10) << "time" << std::setw(10)
             << "n" << std::setw(12) << "mass" << std::setw(12) << "r10" << std::setw(12) << "r50"
             << std::setw(12) << "r90" << (bound ? "bound_mass" : "") << "\n";
+  std::vector<RadialProfile> radial;
+  std::vector<DiskProfile> disk;
   for (const auto& path : files) {
     ParticleSet all = io::read_particles(path);
     ParticleSet selected;
@@ -193,12 +249,20 @@ int cmd_analyze(int argc, char** argv) {
       const Vec3 v = inner.empty() ? vcom : centre_of_mass_velocity(inner);
       const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
       const double r_lo = std::max(ld[0], 1e-12), r_hi = std::max(ld[4], 2 * r_lo);
-      const std::string base = (std::filesystem::path(prof_dir) / stem(path)).string();
-      for (const char* suffix : {"_radial.csv", "_disk.csv"})
-        require_new_output(base + suffix, overwrite, "--profiles");
-      write_radial(base + "_radial.csv", radial_profile(p, dc, v, r_lo, r_hi, bins, cfg.G));
-      write_disk(base + "_disk.csv",
-                 disk_profile(p, dc, v, ax, disk_rmax > 0 ? disk_rmax : ld[3], bins));
+      radial.push_back(radial_profile(p, dc, v, r_lo, r_hi, bins, cfg.G));
+      disk.push_back(disk_profile(p, dc, v, ax, disk_rmax > 0 ? disk_rmax : ld[3], bins));
+    }
+  }
+  if (!prof_dir.empty()) {
+    try {
+      std::filesystem::create_directories(prof_dir);
+    } catch (const std::filesystem::filesystem_error& e) {
+      throw std::runtime_error("--profiles " + prof_dir + ": cannot create the directory (" +
+                               e.code().message() + ")");
+    }
+    for (std::size_t k = 0; k < prof_base.size(); ++k) {
+      write_radial(prof_base[k] + "_radial.csv", radial[k]);
+      write_disk(prof_base[k] + "_disk.csv", disk[k]);
     }
   }
   if (!csv_path.empty()) write_text(csv_path, table.str());
