@@ -169,6 +169,42 @@ TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
   EXPECT_NEAR((kinetic + potential) / (-43007.1 / 4), 1.0, 0.15);
 }
 
+TEST(IoRun, GravitationalConstantScalesTheModelAndSurvivesRestarts) {
+  // -G 2: the model keeps its positions and masses and its velocities scale by sqrt(2), so it
+  // starts in the same equilibrium (it started with 2K/|W| = 1/2 when the velocities stayed);
+  // G is a run parameter: a parameter file sets it, a restart keeps it.
+  ScratchDir dir("run");
+  const std::string one = dir.file("one"), two = dir.file("two"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0 --out " + one, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "-G 2 --t-end 0 --out " + two, log), 0) << test::read_all(log);
+  const ParticleSet p1 = read_hdf5_snapshot(one + "/checkpoint.hdf5").particles;
+  const ParticleSet p2 = read_hdf5_snapshot(two + "/checkpoint.hdf5").particles;
+  ASSERT_EQ(p1.size(), p2.size());
+  EXPECT_EQ(p1.x, p2.x);
+  EXPECT_EQ(p1.m, p2.m);
+  const double s = std::sqrt(2.0);
+  for (std::size_t i = 0; i < p1.size(); ++i) {
+    EXPECT_EQ(p2.vx[i], p1.vx[i] * s);
+    EXPECT_EQ(p2.vz[i], p1.vz[i] * s);
+  }
+  const std::string params = dir.file("g.yml"), from_file = dir.file("file");
+  test::write_all(params, "G: 2\n");
+  ASSERT_EQ(hoshi("run " + params + " --ic plummer -n 64 --dt 0.0625 --solver direct --quiet " +
+                      "--t-end 0 --out " + from_file,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_EQ(read_hdf5_snapshot(from_file + "/checkpoint.hdf5").particles.vx, p2.vx);
+
+  const std::string a = dir.file("A"), b = dir.file("B");
+  ASSERT_EQ(hoshi(kRun + "-G 2 --t-end 1 --out " + a, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "-G 2 --t-end 0.5 --out " + b, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1", log), 0) << test::read_all(log);
+  expect_same_particles(read_hdf5_snapshot(a + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(b + "/checkpoint.hdf5").particles);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+}
+
 TEST(IoRun, KilledRunLeavesACompleteWallClockCheckpoint) {
   // SIGKILL cannot be caught: what survives is the last periodic checkpoint (every 12 ms of
   // wall clock here), which must be complete, and continuing from it must match a run that

@@ -119,6 +119,7 @@ std::vector<OptionInfo> option_infos(const cxxopts::Options& o) {
       std::string name;
       for (const auto& l : d.l)
         if (l.size() > name.size()) name = l;  // the long name ("particles", not "n")
+      if (name.empty()) name = d.s;            // an option with a short name only: -G
       if (name.empty() || is_control_option(name)) continue;
       out.push_back({name, d.has_default ? d.default_value : "", d.is_boolean});
     }
@@ -140,14 +141,19 @@ void append_params(std::vector<std::string>& args, const std::string& source,
     io::require_known_key(source, key, names);
     const auto it = std::find_if(infos.begin(), infos.end(),
                                  [&](const OptionInfo& i) { return i.name == key; });
+    // A one-letter name is a short option (G): "-G" "value", not "--G=value".
+    const std::string flag = (key.size() == 1 ? "-" : "--") + key;
     if (it->boolean) {
       if (value == "true" || value == "1" || value == "yes" || value.empty())
-        args.push_back("--" + key);
+        args.push_back(flag);
       else if (!(value == "false" || value == "0" || value == "no"))
         throw std::invalid_argument(source + ": field " + key + ": value '" + value +
                                     "' (expected true or false)");
+    } else if (key.size() == 1) {
+      args.push_back(flag);
+      args.push_back(value);
     } else {
-      args.push_back("--" + key + "=" + value);
+      args.push_back(flag + "=" + value);
     }
   }
 }
@@ -411,7 +417,7 @@ int cmd_run(int argc, char** argv) {
   cfg.quiet = r.count("quiet") > 0;
   cfg.solver = solver_config(r);
   const io::UnitSystem units = io::parse_units(r["units"].as<std::string>());
-  // G follows the unit system unless --G is given.
+  // G follows the unit system unless -G is given.
   bool g_given = false;
   for (const auto& kv : r.arguments()) g_given |= kv.key() == "G";
   if (!g_given) cfg.solver.G = units.G();
@@ -471,11 +477,18 @@ int cmd_run(int argc, char** argv) {
     const auto models = model_names();
     if (std::find(models.begin(), models.end(), ic) != models.end()) {
       p = initial_conditions(r);
-      // Models are made in G = 1 units; in other unit systems they keep their length and
-      // mass units and their velocities scale to G (a 1e10 Msun, kpc-sized Plummer sphere
-      // in galaxy units).
-      if (units.G() != 1.0)
-        io::convert_units(p, io::units_g1(units.length_cm, units.mass_g), units);
+      // Models are made in G = 1 units; with another G (the unit system's, or -G) they keep
+      // their length and mass units and their velocities scale to it, v -> v sqrt(G), so that
+      // they start in the same equilibrium (a 1e10 Msun, kpc-sized Plummer sphere in galaxy
+      // units; the same sphere, faster, with -G 2).
+      if (cfg.solver.G != 1.0) {
+        const double s = std::sqrt(cfg.solver.G);
+        for (std::size_t i = 0; i < p.size(); ++i) {
+          p.vx[i] *= s;
+          p.vy[i] *= s;
+          p.vz[i] *= s;
+        }
+      }
     } else {
       io::LoadedSnapshot s = io::load_snapshot(ic);
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
