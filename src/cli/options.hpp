@@ -27,7 +27,7 @@ double number(const cxxopts::ParseResult& r, const std::string& name);
 int integer(const cxxopts::ParseResult& r, const std::string& name);
 
 // --solver --backend --softening --kernel --theta --criterion --order --alpha --n-leaf
-// --n-group --walk --G --precision. `default_eps` is the default of --softening.
+// --n-group --walk -G --precision. `default_eps` is the default of --softening.
 void add_solver_options(cxxopts::Options& options, const std::string& default_eps = "0");
 SolverConfig solver_config(const cxxopts::ParseResult& r);
 
