@@ -77,6 +77,28 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(d / "o")) << args << " left output behind";
   }
+  // An empty item of a list option is an error, not dropped.
+  const Result r = hoshi("accuracy -n 100 --theta 0.5,,0.7", d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--theta '0.5,,0.7'"), std::string::npos) << r.err;
+}
+
+TEST(Cli, ThetaAboveOneRunsWithAWarning) {
+  const fs::path d = scratch();
+  Result r = hoshi("ic -n 300 --out " + (d / "ic.csv").string(), d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = hoshi("forces " + (d / "ic.csv").string() + " --solver tree --theta 3 --out " +
+                (d / "f.csv").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --theta 3 is above 1"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(d / "f.csv"));
+  r = hoshi("forces " + (d / "ic.csv").string() + " --solver tree --theta 1 --out " +
+                (d / "g.csv").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
 TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {

@@ -54,27 +54,29 @@ int cmd_accuracy(int argc, char** argv) {
   base.tree.local_ratio = number(r, "local-ratio");
   // "auto" in the list: the walk's default (default_theta), written as NaN until then.
   std::vector<double> thetas;
-  for (const auto& s : parse_string_list(r["theta"].as<std::string>()))
+  for (const auto& s : parse_string_list(r["theta"].as<std::string>(), "--theta"))
     thetas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--theta")[0]);
+  for (double t : thetas)
+    if (!std::isnan(t)) warn_large_theta(t);
   if (thetas.empty()) throw std::invalid_argument("--theta needs at least one value");
   // Likewise "auto" in the --alpha list: the walk's default (default_alpha).
   std::vector<double> alphas;
-  for (const auto& s : parse_string_list(r["alpha"].as<std::string>()))
+  for (const auto& s : parse_string_list(r["alpha"].as<std::string>(), "--alpha"))
     alphas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--alpha")[0]);
   if (alphas.empty()) throw std::invalid_argument("--alpha needs at least one value");
   // "auto" in the criterion list: the walk's default (default_criterion), as std::nullopt.
   std::vector<std::optional<Criterion>> criteria;
-  for (const auto& s : parse_string_list(r["criterion"].as<std::string>()))
+  for (const auto& s : parse_string_list(r["criterion"].as<std::string>(), "--criterion"))
     criteria.push_back(s == "auto" ? std::nullopt : std::optional(parse_criterion(s)));
   std::vector<int> orders;
-  for (const auto& s : parse_string_list(r["order"].as<std::string>())) {
+  for (const auto& s : parse_string_list(r["order"].as<std::string>(), "--order")) {
     if (s != "1" && s != "2")
       throw std::invalid_argument("invalid --order value '" + s + "' (expected 1 or 2)");
     orders.push_back(s[0] - '0');
   }
   // "auto" in the walk list: the backend's default walk (resolve_auto), as std::nullopt.
   std::vector<std::optional<WalkKind>> walks;
-  for (const auto& s : parse_string_list(r["walk"].as<std::string>()))
+  for (const auto& s : parse_string_list(r["walk"].as<std::string>(), "--walk"))
     walks.push_back(s == "auto" ? std::nullopt : std::optional(parse_walk(s)));
   if (criteria.empty() || orders.empty() || walks.empty())
     throw std::invalid_argument("--criterion, --order and --walk need at least one value");

@@ -143,7 +143,15 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   // "auto" is resolved by make_solver once the backend is known; until then the CPU value.
   c.tree.theta = c.tree.theta_auto ? default_theta(c.backend, c.tree.walk) : number(r, "theta");
   validate(c);
+  if (!c.tree.theta_auto) warn_large_theta(c.tree.theta);
   return c;
+}
+
+void warn_large_theta(double theta) {
+  if (theta > 1)
+    std::cerr << "hoshi: warning: --theta " << theta
+              << " is above 1, where the tree force errors grow large (hoshi accuracy measures "
+                 "them); nodes are still never used from inside their b_max sphere\n";
 }
 
 std::vector<std::string> model_names() {
@@ -227,14 +235,18 @@ int apply_threads(const cxxopts::ParseResult& r) {
   return omp_get_max_threads();
 }
 
-std::vector<std::string> parse_string_list(const std::string& text) {
+std::vector<std::string> parse_string_list(const std::string& text, const std::string& option) {
   std::vector<std::string> out;
+  if (text.empty()) return out;
   std::size_t start = 0;
-  while (start <= text.size()) {
+  while (true) {
     const auto comma = text.find(',', start);
     const std::string item =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!item.empty()) out.push_back(item);
+    if (item.empty())
+      throw std::invalid_argument("invalid " + option + " '" + text +
+                                  "' (an empty item: values are separated by single commas)");
+    out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -243,7 +255,7 @@ std::vector<std::string> parse_string_list(const std::string& text) {
 
 std::vector<double> parse_double_list(const std::string& text, const std::string& option) {
   std::vector<double> out;
-  for (const auto& s : parse_string_list(text)) {
+  for (const auto& s : parse_string_list(text, option)) {
     double v = 0;
     auto res = std::from_chars(s.data(), s.data() + s.size(), v);
     if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
@@ -269,7 +281,7 @@ std::size_t parse_size(const std::string& s, const std::string& option) {
 
 std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& option) {
   std::vector<std::size_t> out;
-  for (const auto& s : parse_string_list(text)) out.push_back(parse_size(s, option));
+  for (const auto& s : parse_string_list(text, option)) out.push_back(parse_size(s, option));
   if (out.empty())
     throw std::invalid_argument("invalid " + option + " '" + text + "' (empty list)");
   return out;

@@ -51,6 +51,12 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
 // "1000,1e5,1e6" -> sizes; each must be a whole number >= 1.
 std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& option);
 std::size_t parse_size(const std::string& text, const std::string& option);
-std::vector<std::string> parse_string_list(const std::string& text);
+// "a,b,c" -> {"a", "b", "c"}; "" -> {}. An empty item ("a,,b", "a,") is an error naming
+// `option`.
+std::vector<std::string> parse_string_list(const std::string& text, const std::string& option);
+
+// A warning on stderr (one line) for an explicit theta above 1: legal, but tree forces are far
+// less accurate there (a typo of 1.0 as 10, say).
+void warn_large_theta(double theta);
 
 }  // namespace hoshi::cli
