@@ -93,6 +93,23 @@ TEST(IoRun, RestartAfterShortFinalStepKeepsTime) {
   EXPECT_EQ(state(c, "step"), 17);
 }
 
+TEST(IoRun, RestartWithNoTimeLeftIsRefusedAndTouchesNothing) {
+  // --t-end at or before the checkpoint's time: exit 2 with one line, before the energy log is
+  // truncated or the checkpoint rewritten (it used to report "0 steps" and rewrite both).
+  ScratchDir dir("run");
+  const std::string b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --out " + b, log), 0) << test::read_all(log);
+  const std::string energy = test::read_all(b + "/energy.csv");
+  const std::string checkpoint = test::read_all(b + "/checkpoint.hdf5");
+  for (const char* t_end : {"0.25", "0.5"}) {
+    EXPECT_EQ(hoshi("run --restart " + b + " --t-end " + t_end, log), 2) << t_end;
+    const std::string err = test::read_all(log);
+    EXPECT_NE(err.find("is not after the time 0.5"), std::string::npos) << err;
+    EXPECT_EQ(test::read_all(b + "/energy.csv"), energy);
+    EXPECT_EQ(test::read_all(b + "/checkpoint.hdf5"), checkpoint);
+  }
+}
+
 class IoRunSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {

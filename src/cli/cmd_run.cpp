@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -461,6 +462,13 @@ int cmd_run(int argc, char** argv) {
     const io::ParamList& st = checkpoint.info.state;
     start.step = static_cast<std::size_t>(state_number(st, "step", file));
     start.time = state_number(st, "time", file);
+    // Before anything in the run directory is touched: a restart must have time left to run.
+    if (!(cfg.t_end > start.time)) {
+      std::ostringstream m;
+      m << std::setprecision(10) << "--t-end " << cfg.t_end << " is not after the time "
+        << start.time << " of " << file << " (nothing to continue)";
+      throw std::invalid_argument(m.str());
+    }
     start.e0 = state_number(st, "e0", file);
     start.next_output = state_number(st, "next_output", file);
     outputs.snapshots.next = static_cast<std::int64_t>(state_number(st, "next_snapshot", file));
