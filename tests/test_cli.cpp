@@ -69,6 +69,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic -n 10 stray", "unexpected argument 'stray'"},
       {"render snap.csv stray", "unexpected argument 'stray'"},
       {"run params.yml extra.yml", "unexpected argument 'extra.yml'"},
+      // -n where it cannot apply; a model name mistyped.
+      {"run --ic kepler -n 100", "two-body"},
+      {"run --ic plumer", "no such file, and not a model (plummer, "},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args + " --out " + (d / "o").string(), d);
@@ -77,6 +80,13 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(d / "o")) << args << " left output behind";
   }
+  // -n with a particle file (the file brings its own particles).
+  ASSERT_EQ(hoshi("ic -n 20 --out " + (d / "in.csv").string(), d).status, 0);
+  const Result n_file =
+      hoshi("run --ic " + (d / "in.csv").string() + " -n 3000 --out " + (d / "o").string(), d);
+  EXPECT_EQ(n_file.status, 2);
+  EXPECT_NE(n_file.err.find("a file brings its own particles"), std::string::npos) << n_file.err;
+  EXPECT_FALSE(fs::exists(d / "o"));
   // An empty item of a list option is an error, not dropped.
   const Result r = hoshi("accuracy -n 100 --theta 0.5,,0.7", d);
   EXPECT_EQ(r.status, 2);

@@ -498,6 +498,7 @@ int cmd_run(int argc, char** argv) {
         }
       }
     } else {
+      check_ic_file(r);
       io::LoadedSnapshot s = io::load_snapshot(ic);
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
       if (s.format != io::SnapshotFormat::csv && s.format != io::SnapshotFormat::gadget)

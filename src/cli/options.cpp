@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "ic/ic.hpp"
@@ -207,10 +208,27 @@ std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::
   return out;
 }
 
+void check_ic_file(const cxxopts::ParseResult& r) {
+  const std::string ic = r["ic"].as<std::string>();
+  std::error_code ec;
+  if (!std::filesystem::exists(ic, ec)) {
+    std::string models;
+    for (const auto& m : model_names()) models += (models.empty() ? "" : ", ") + m;
+    throw std::invalid_argument("--ic " + ic + ": no such file, and not a model (" + models + ")");
+  }
+  if (r.count("particles"))
+    throw std::invalid_argument("-n " + r["particles"].as<std::string>() + " with --ic " + ic +
+                                ": a file brings its own particles (-n sizes the models)");
+}
+
 ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
   const std::string ic = r["ic"].as<std::string>();
   const auto seed = r["seed"].as<std::uint64_t>();
   const ModelParams params = given_model_params(r);
+  if (ic == "kepler" && r.count("particles") &&
+      parse_size(r["particles"].as<std::string>(), "-n") != 2)
+    throw std::invalid_argument("-n " + r["particles"].as<std::string>() +
+                                " with --ic kepler: a two-body model (2 particles)");
   if (from_registry(ic, params))
     return make_model(ic, parse_size(r["particles"].as<std::string>(), "-n"), seed, params);
   if (ic == "plummer")
@@ -219,6 +237,7 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
     return make_uniform_sphere(parse_size(r["particles"].as<std::string>(), "-n"), seed,
                                number(r, "radius"));
   if (ic == "kepler") return make_kepler(number(r, "eccentricity"));
+  check_ic_file(r);
   return io::read_particles(ic);
 }
 

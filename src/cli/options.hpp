@@ -33,7 +33,11 @@ SolverConfig solver_config(const cxxopts::ParseResult& r);
 
 // --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
 void add_ic_options(cxxopts::Options& options, const std::string& default_n = "8192");
+// The model (-n given with kepler, a two-body model, is an error) or the file's particles.
 ParticleSet initial_conditions(const cxxopts::ParseResult& r);
+// --ic names a file: it must exist (else the error lists the models, in case of a typo), and
+// -n, which sizes the models, must not be given.
+void check_ic_file(const cxxopts::ParseResult& r);
 
 // Every effective parameter (defaults included) of the registry model that --ic and
 // --model-param select, as ("model.KEY", value); empty when --ic is not built by the registry
