@@ -61,6 +61,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run -n 2.5", "-n"},
       {"run --softening -1", "--softening"},
       {"run --dt -0.1", "--dt"},
+      {"run --t-end -1e-9", "invalid --t-end -1e-09 (must be >= 0)"},  // the value as given
       {"run --theta 0", "--theta"},
       {"run --solver magic", "--solver"},
       {"frobnicate", "frobnicate"},

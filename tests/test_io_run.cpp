@@ -434,6 +434,10 @@ TEST(IoRender, CommandWritesAReadablePng) {
   std::fclose(f);
   // Not overwritten without --overwrite.
   EXPECT_EQ(hoshi("render " + snap + " --out " + png, log), 2);
+  // A PNG under another extension is refused before any work.
+  EXPECT_EQ(hoshi("render " + snap + " --out " + dir.file("s.txt"), log), 2);
+  EXPECT_NE(test::read_all(log).find("name it *.png"), std::string::npos) << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.txt")));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // hoshi render: a PNG of a snapshot's projected surface density.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -29,6 +30,9 @@ int cmd_render(int argc, char** argv) {
     throw std::invalid_argument("missing SNAPSHOT (see hoshi render --help)");
   if (!r.count("out")) throw std::invalid_argument("missing --out IMAGE.png");
   const std::string out = r["out"].as<std::string>();
+  const std::string ext = std::filesystem::path(out).extension().string();
+  if (ext != ".png" && ext != ".PNG")
+    throw std::invalid_argument("--out " + out + ": the image is a PNG (name it *.png)");
   require_new_output(out, r.count("overwrite") > 0);
   io::RenderOptions ro;
   ro.axis = io::parse_axis(r["axis"].as<std::string>());

@@ -43,8 +43,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
       const std::string value =
           eq != std::string::npos ? a.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
       if (!value.empty() && msg.find(value) != std::string::npos)
-        throw std::invalid_argument("option " + opt + ": value '" + value + "' is not valid (" +
-                                    "expected a number)");
+        throw std::invalid_argument(
+            "option " + opt + ": value '" + value + "' is not valid (" +
+            (opt == "--seed" ? "expected a whole number >= 0" : "expected a number") + ")");
     }
     throw std::invalid_argument(msg);
   } catch (const cxxopts::exceptions::exception& e) {

@@ -13,6 +13,7 @@
 #include "tree/tree_solver.hpp"  // has_accelerations
 #ifdef HOSHI_HAVE_CUDA
 #include <memory>
+#include <sstream>
 
 #include "gpu/device_stepper.hpp"
 #endif
@@ -21,8 +22,9 @@ namespace hoshi {
 
 void validate(const RunConfig& c) {
   auto bad = [](const char* name, double v, const char* rule) {
-    throw std::invalid_argument(std::string("invalid ") + name + " " + std::to_string(v) + " (" +
-                                rule + ")");
+    std::ostringstream s;  // the value as given (1e-09, not std::to_string's -0.000000)
+    s << "invalid " << name << " " << std::setprecision(10) << v << " (" << rule << ")";
+    throw std::invalid_argument(s.str());
   };
   if (!(c.t_end >= 0) || !std::isfinite(c.t_end)) bad("--t-end", c.t_end, "must be >= 0");
   if (!(c.dt > 0) || !std::isfinite(c.dt)) bad("--dt", c.dt, "must be > 0");
