@@ -50,6 +50,17 @@ void write_text(const std::string& path, const std::string& text) {
 
 }  // namespace
 
+bool looks_like_csv(const unsigned char* data, std::size_t size) {
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < size && k < kHeader.size(); ++i) {
+    const char c = static_cast<char>(data[i]);
+    if (c == ' ' || c == '\t') continue;
+    if (c != kHeader[k]) return false;
+    ++k;
+  }
+  return k == kHeader.size();
+}
+
 ParticleSet read_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot open file");

@@ -1,6 +1,7 @@
 // CSV particle files: header `id,x,y,z,vx,vy,vz,m`, one particle per line.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "core/particle_set.hpp"
@@ -11,6 +12,10 @@ namespace hoshi::io {
 // wrong header, a wrong number of fields, a malformed or non-finite number, a negative mass,
 // duplicate ids, or zero total mass.
 ParticleSet read_csv(const std::string& path);
+
+// True when the first bytes of a file begin with the particle CSV header (spaces and tabs
+// ignored, as read_csv does): the content signature of format detection.
+bool looks_like_csv(const unsigned char* data, std::size_t size);
 
 // Writes particles as CSV (shortest round-trip decimal representation), atomically.
 void write_csv(const std::string& path, const ParticleSet& p);

@@ -62,6 +62,7 @@ std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path) {
   const auto size = std::filesystem::file_size(path, ec);
   if (!ec && looks_like_tipsy(head.data(), head.size(), size)) return SnapshotFormat::tipsy;
   if (looks_like_gadget_binary(head.data(), head.size())) return SnapshotFormat::gadget;
+  if (looks_like_csv(head.data(), head.size())) return SnapshotFormat::csv;
   return format_from_extension(path);
 }
 

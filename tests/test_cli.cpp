@@ -196,6 +196,10 @@ TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
     EXPECT_NE(r.err.find("does not exist"), std::string::npos) << args << ": " << r.err;
   }
   EXPECT_FALSE(fs::exists(d / "missing"));
+  // An empty name.
+  Result empty = hoshi("forces " + ic.string() + " --out ''", d);
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("--out: empty file name"), std::string::npos) << empty.err;
   // A directory as the output file, and a file as its directory.
   Result r = hoshi("ic -n 10 --overwrite --out " + d.string(), d);
   EXPECT_EQ(r.status, 2);

@@ -9,8 +9,11 @@
 
 #include "io/atomic_file.hpp"
 #include "io/byte_reader.hpp"
+#include "io/csv.hpp"
 #include "io/gadget_binary.hpp"
 #include "io/hdf5_snapshot.hpp"
+#include "io/particle_io.hpp"
+#include "io/snapshot_io.hpp"
 #include "io/tipsy.hpp"
 #include "io/units.hpp"
 #include "io_test_util.hpp"
@@ -555,6 +558,39 @@ TEST(IoGadget, MassTableAndGasAreHandled) {
   EXPECT_EQ(d.particles.x[0], 6.0);
   EXPECT_EQ(d.particles.vz[2], -14.0);
   EXPECT_EQ(d.particles.m[1], 0.125);
+}
+
+// ---- detection -------------------------------------------------------------------------------
+
+TEST(IoDetect, ContentDecidesBeforeTheExtension) {
+  // A CSV under an HDF5 or Gadget extension, and an HDF5 file under .csv, are read as what
+  // they contain (docs/io.md); a file that is none of the formats, under an extension that
+  // names none, is refused.
+  ScratchDir dir("detect");
+  const ParticleSet p = test::sample_particles(20);
+  const std::string csv = dir.file("p.csv");
+  write_csv(csv, p);
+  const std::string text = test::read_all(csv);
+  for (const char* name : {"csv_named.hdf5", "csv_named.dat", "csv_named"}) {
+    const std::string f = dir.file(name);
+    test::write_all(f, text);
+    EXPECT_EQ(detect_snapshot_format(f), SnapshotFormat::csv) << name;
+    const ParticleSet q = read_particles(f);
+    EXPECT_EQ(q.x, p.x) << name;
+    EXPECT_EQ(q.id, p.id) << name;
+  }
+  const std::string h5 = dir.file("hdf5_named.csv");
+  write_hdf5_snapshot(h5, p, SnapshotInfo{});
+  EXPECT_EQ(detect_snapshot_format(h5), SnapshotFormat::hdf5);
+  EXPECT_EQ(read_particles(h5).x, p.x);
+  // The header with spaces (read_csv ignores them) is still a CSV; one wrong letter is not.
+  const std::string spaced = dir.file("spaced");
+  test::write_all(spaced, " id, x, y, z, vx, vy, vz, m\n0,1,2,3,0,0,0,1\n");
+  EXPECT_EQ(detect_snapshot_format(spaced), SnapshotFormat::csv);
+  const std::string other = dir.file("other");
+  test::write_all(other, "id,x,y,z,vx,vy,vz,q\n0,1,2,3,0,0,0,1\n");
+  EXPECT_FALSE(detect_snapshot_format(other).has_value());
+  EXPECT_THROW(read_particles(other), std::invalid_argument);
 }
 
 }  // namespace

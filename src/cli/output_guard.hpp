@@ -11,6 +11,7 @@ namespace hoshi::cli {
 inline void require_new_output(const std::string& path, bool overwrite,
                                const char* option = "--out") {
   std::error_code ec;
+  if (path.empty()) throw std::invalid_argument(std::string(option) + ": empty file name");
   if (!overwrite && std::filesystem::exists(path, ec))
     throw std::invalid_argument(std::string(option) + " " + path +
                                 ": file exists (use --overwrite to replace it)");
