@@ -222,7 +222,7 @@ class RunOutputs : public RunObserver {
   io::RenderOptions render;
   bool progress_bar = false;
   double io_seconds = 0;
-  std::size_t files_written = 0;
+  std::size_t snapshots_written = 0, frames_written = 0;
 
   bool needs_state(const RunProgress& s) const override {
     const double tiny = 1e-12 * std::max(1.0, s.t_end);
@@ -247,7 +247,7 @@ class RunOutputs : public RunObserver {
       if (!(render.extent > 0)) render.extent = io::auto_extent(p, render.axis);
       const io::Image im = io::render_surface_density(p, render);
       io::write_png(out_dir + name, im);
-      ++files_written;
+      ++frames_written;
       frames.advance(s.time, tiny);
     }
     bool checkpoint = false;
@@ -271,7 +271,7 @@ class RunOutputs : public RunObserver {
     std::snprintf(name, sizeof name, "/snapshot_%03lld.%s", static_cast<long long>(snapshots.next),
                   ext.c_str());
     io::save_snapshot(out_dir + name, snapshot_format, p, info(s.time));
-    ++files_written;
+    ++snapshots_written;
   }
 
   void write_checkpoint(const ParticleSet& p, const RunProgress& s) {
@@ -286,7 +286,6 @@ class RunOutputs : public RunObserver {
                {"render_extent", render.extent}};
     io::write_hdf5_snapshot(out_dir + "/" + kCheckpointName, p, i);
     since_checkpoint_.restart();
-    ++files_written;
   }
 
   void finish_display() {
@@ -558,9 +557,13 @@ int cmd_run(int argc, char** argv) {
     return 0;
   }
   if (!cfg.quiet) {
+    const auto count = [](std::size_t n, const char* what) {
+      return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
     std::cout << "\nsolver " << res.solver_name << " (" << res.backend_name << "), " << res.steps
-              << " steps to t = " << res.time << ", " << outputs.files_written
-              << " files written\n";
+              << " steps to t = " << res.time << "; " << cfg.out_dir << "/: energy.csv, "
+              << kCheckpointName << ", " << count(outputs.snapshots_written, "snapshot") << ", "
+              << count(outputs.frames_written, "frame") << "\n";
     std::cout << "relative energy error " << res.rel_energy_error << "\n";
     print_timing(res);
   }
