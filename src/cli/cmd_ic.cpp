@@ -10,8 +10,11 @@ namespace hoshi::cli {
 
 int cmd_ic(int argc, char** argv) {
   cxxopts::Options o("hoshi ic", "Write initial conditions (centre-of-mass frame) to a file.");
-  o.add_options()("out", "output file (format from the extension: .csv)",
-                  cxxopts::value<std::string>())("overwrite", "replace an existing output file");
+  o.add_options()(
+      "out",
+      "output file, format from the extension: .hdf5 (.h5 .hdf), .tipsy (.std .bin), .gadget "
+      "(.g1 .g2 .dat) or .csv",
+      cxxopts::value<std::string>())("overwrite", "replace an existing output file");
   add_ic_options(o);
   auto r = parse_options(o, argc, argv);
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
