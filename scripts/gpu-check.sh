@@ -108,7 +108,8 @@ unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the t
 
 stamp "timing"
 "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" --tree "${GPU_CHECK_TREE:-16:24}" \
-  --step "${GPU_CHECK_STEP:-20:24}" --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-2,2p,4,4p}" --walk "${GPU_CHECK_WALKS:-particle,group,lists}" --repeats "${GPU_CHECK_REPEATS:-5}" \
+  --step "${GPU_CHECK_STEP:-20:24}" --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-2,2p,4,4p}" \
+  --walk "${GPU_CHECK_WALKS:-particle,group,lists}" --repeats "${GPU_CHECK_REPEATS:-5}" \
   --out "$out_dir/gpu-check-table.txt" 2>&1 | tee -a "$log" ||
   test_status=1
 stamp "done; table in $out_dir/gpu-check-table.txt, log in $log"

@@ -7,9 +7,14 @@
 # moments), which bounds a device-resident step. Writes $OUT/ncu_<kernel>.txt and
 # $OUT/host_build.txt (or into the current directory without OUT).
 #
+# With PROFILE_DIRECT (variants of hoshi_gpu_bench --direct-targets, e.g. "2 2p 4p"), also the
+# direct kernel at N = 2^18 (PROFILE_DIRECT_N), one launch per variant: $OUT/ncu_direct_V.txt,
+# to compare the issue efficiency of the tile schedules (docs/perf-gpu.md).
+#
 # usage: scripts/gpu-profile.sh      (PROFILE_N=1048576 PROFILE_THREADS="1 4 16"
 #                                    PROFILE_KERNELS="tree_walk_kernel tree_walk_groups_kernel
-#                                                     tree_walk_lists_kernel")
+#                                                     tree_walk_lists_kernel"
+#                                    (or none) PROFILE_DIRECT="" PROFILE_DIRECT_N=262144)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}
@@ -21,6 +26,7 @@ ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -
 if [ -n "$ncu" ]; then
   for kernel in ${PROFILE_KERNELS:-tree_walk_kernel tree_walk_groups_kernel tree_walk_lists_kernel}; do
     case $kernel in
+      none) continue ;;  # PROFILE_KERNELS=none: no tree kernel
       tree_walk_kernel) walk=particle ;;
       tree_walk_lists_kernel) walk=lists ;;
       *) walk=group ;;
@@ -36,6 +42,20 @@ if [ -n "$ncu" ]; then
     echo "ncu $kernel: rc=$?"
     grep -E "Duration|Achieved Occupancy|Registers Per|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Issue Slots Busy|No Eligible|Warp Cycles Per Issued" \
       "$out/ncu_$kernel.txt" | head -16
+  done
+  dn=${PROFILE_DIRECT_N:-262144}
+  log2dn=$(awk -v n="$dn" 'BEGIN { print int(log(n) / log(2) + 0.5) }')
+  for variant in ${PROFILE_DIRECT:-}; do
+    # The second launch: after the warm-up call.
+    timeout 120 "$ncu" --clock-control none -k "regex:direct_forces_kernel" --launch-skip 1 \
+      --launch-count 1 --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section WarpStateStats --section SchedulerStats --section InstructionStats \
+      --section SourceCounters \
+      "$pack/bin/hoshi_gpu_bench" --direct "$log2dn:$log2dn" --tree 0:0 --step 0:0 \
+      --direct-targets "$variant" --repeats 1 --samples 16 >"$out/ncu_direct_$variant.txt" 2>&1
+    echo "ncu direct $variant: rc=$?"
+    grep -E "Duration|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Ipc|Stall Barrier|Stall Long" \
+      "$out/ncu_direct_$variant.txt" | head -12
   done
 else
   echo "ncu not found: no kernel profile"
