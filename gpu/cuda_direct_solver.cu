@@ -5,6 +5,7 @@
 
 #include "core/bounds.hpp"
 #include "core/checks.hpp"
+#include "core/packed_forces.hpp"
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/device.hpp"
 #include "gpu/direct.cuh"
@@ -63,12 +64,8 @@ class CudaDirectSolver final : public GravitySolver {
     sw.restart();
     h_pos_.resize(n);  // reused for the results (ax, ay, az, pot)
     d_acc_.download(h_pos_.data(), n);
-    for (std::size_t i = 0; i < n; ++i) {
-      p.ax[i] = h_pos_[i].x;
-      p.ay[i] = h_pos_[i].y;
-      p.az[i] = h_pos_[i].z;
-      p.pot[i] = h_pos_[i].w;
-    }
+    static_assert(sizeof(float4) == 4 * sizeof(float));
+    store_packed_forces(reinterpret_cast<const float*>(h_pos_.data()), n, p);
     st.seconds["download"] = sw.seconds();
     st.pp = n > 0 ? static_cast<std::uint64_t>(n) * (n - 1) : 0;  // distinct pairs, as on the CPU
     st.total_seconds = total.seconds();

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/packed_forces.hpp"
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/tree_config.hpp"
 #include "gpu/tree_walk.cuh"
@@ -70,12 +71,8 @@ class CudaTreeSolver final : public GravitySolver {
     sw.restart();
     h_acc_.resize(n);
     d_acc_.download(h_acc_.data(), n);
-    for (std::size_t i = 0; i < n; ++i) {
-      p.ax[i] = h_acc_[i].x;
-      p.ay[i] = h_acc_[i].y;
-      p.az[i] = h_acc_[i].z;
-      p.pot[i] = h_acc_[i].w;
-    }
+    static_assert(sizeof(float4) == 4 * sizeof(float));
+    store_packed_forces(reinterpret_cast<const float*>(h_acc_.data()), n, p);
     st.seconds["download"] = sw.seconds();
     st.pp = counts.pp;
     st.pc = counts.pc;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
+#include "core/packed_forces.hpp"
 #include "core/parallel_copy.hpp"
 #include "gpu/cub_ops.cuh"
 #include "gpu/cuda_solvers.hpp"
@@ -295,12 +296,8 @@ void DeviceStepper::download(ParticleSet& p) const {
   s.vz.download(p.vz.data(), n);
   std::vector<float4> a(n);
   s.acc.download(a.data(), n);
-  for (std::size_t i = 0; i < n; ++i) {
-    p.ax[i] = a[i].x;
-    p.ay[i] = a[i].y;
-    p.az[i] = a[i].z;
-    p.pot[i] = a[i].w;
-  }
+  static_assert(sizeof(float4) == 4 * sizeof(float));
+  store_packed_forces(reinterpret_cast<const float*>(a.data()), n, p);
 }
 
 const PhaseTimes& DeviceStepper::integrate_seconds() const {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/packed_forces.hpp"
 #include "core/parallel_copy.hpp"
 #include "ic/ic.hpp"
 #include "tree/morton.hpp"
@@ -150,6 +151,28 @@ TEST(StepperHostBuild, ParallelCopyCopiesEveryByte) {
     parallel_copy(dst.data(), src.data(), bytes);
     ASSERT_TRUE(std::equal(src.begin(), src.end(), dst.begin())) << bytes;
     EXPECT_EQ(dst[bytes], 0xAB) << "wrote past the end, " << bytes;
+  }
+}
+
+// The device's packed (ax, ay, az, pot) floats land in the right arrays, exactly (float to
+// double), below and above the size where the copy goes parallel, and nothing past n.
+TEST(StepperHostBuild, PackedForcesLandInTheirArrays) {
+  for (const std::size_t n : {std::size_t{0}, std::size_t{3}, std::size_t{100000}}) {
+    std::vector<float> packed(4 * n);
+    for (std::size_t k = 0; k < packed.size(); ++k)
+      packed[k] = static_cast<float>(k) * 0.5f + 0.125f;  // exact in float up to 4e5
+    ParticleSet p;
+    p.resize(n + 1);
+    p.ax.back() = p.ay.back() = p.az.back() = p.pot.back() = -7.0;
+    store_packed_forces(packed.data(), n, p);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(p.ax[i], packed[4 * i]) << i;
+      ASSERT_EQ(p.ay[i], packed[4 * i + 1]) << i;
+      ASSERT_EQ(p.az[i], packed[4 * i + 2]) << i;
+      ASSERT_EQ(p.pot[i], packed[4 * i + 3]) << i;
+    }
+    EXPECT_EQ(p.ax[n], -7.0);
+    EXPECT_EQ(p.pot[n], -7.0);
   }
 }
 
