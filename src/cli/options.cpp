@@ -115,7 +115,10 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "particle; CUDA: a thread per particle; CPU: its mirror); auto: group on both (on an "
       "H200 the group mode is 2.2x faster than a thread per particle at N = 2^20)",
       cxxopts::value<std::string>()->default_value("auto"))(
-      "G", "gravitational constant", cxxopts::value<std::string>()->default_value("1"))(
+      "G",
+      "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
+      "galaxy; built-in models scale their velocities to it)",
+      cxxopts::value<std::string>()->default_value("1"))(
       "precision", "direct solver arithmetic: float (fast SIMD) or double (reference)",
       cxxopts::value<std::string>()->default_value("float"));
 }
