@@ -99,14 +99,20 @@ TEST(Cli, ThetaAboveOneRunsWithAWarning) {
   const fs::path d = scratch();
   Result r = hoshi("ic -n 300 --out " + (d / "ic.csv").string(), d);
   ASSERT_EQ(r.status, 0) << r.err;
-  r = hoshi("forces " + (d / "ic.csv").string() + " --solver tree --theta 3 --out " +
-                (d / "f.csv").string(),
+  r = hoshi("forces " + (d / "ic.csv").string() +
+                " --solver tree --criterion barnes94 --theta 3 --out " + (d / "f.csv").string(),
             d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: --theta 3 is above 1"), std::string::npos) << r.err;
   EXPECT_TRUE(fs::exists(d / "f.csv"));
-  r = hoshi("forces " + (d / "ic.csv").string() + " --solver tree --theta 1 --out " +
-                (d / "g.csv").string(),
+  r = hoshi("forces " + (d / "ic.csv").string() +
+                " --solver tree --criterion barnes94 --theta 1 --out " + (d / "g.csv").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // The relative criterion uses theta only for its first pass: no warning.
+  r = hoshi("forces " + (d / "ic.csv").string() +
+                " --solver tree --criterion relative --theta 3 --out " + (d / "h.csv").string(),
             d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;

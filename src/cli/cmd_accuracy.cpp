@@ -1,4 +1,5 @@
 // hoshi accuracy: tree force errors against the double direct sum, over a grid of settings.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -56,8 +57,6 @@ int cmd_accuracy(int argc, char** argv) {
   std::vector<double> thetas;
   for (const auto& s : parse_string_list(r["theta"].as<std::string>(), "--theta"))
     thetas.push_back(s == "auto" ? std::nan("") : parse_double_list(s, "--theta")[0]);
-  for (double t : thetas)
-    if (!std::isnan(t)) warn_large_theta(t);
   if (thetas.empty()) throw std::invalid_argument("--theta needs at least one value");
   // Likewise "auto" in the --alpha list: the walk's default (default_alpha).
   std::vector<double> alphas;
@@ -68,6 +67,11 @@ int cmd_accuracy(int argc, char** argv) {
   std::vector<std::optional<Criterion>> criteria;
   for (const auto& s : parse_string_list(r["criterion"].as<std::string>(), "--criterion"))
     criteria.push_back(s == "auto" ? std::nullopt : std::optional(parse_criterion(s)));
+  // One warning per large theta, if a geometric criterion of the list uses it.
+  const auto geometric = std::find_if(criteria.begin(), criteria.end(),
+                                      [](const auto& c) { return c && *c != Criterion::relative; });
+  for (double t : thetas)
+    if (!std::isnan(t) && geometric != criteria.end()) warn_large_theta(t, **geometric);
   std::vector<int> orders;
   for (const auto& s : parse_string_list(r["order"].as<std::string>(), "--order")) {
     if (s != "1" && s != "2")

@@ -148,12 +148,15 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   // "auto" is resolved by make_solver once the backend is known; until then the CPU value.
   c.tree.theta = c.tree.theta_auto ? default_theta(c.backend, c.tree.walk) : number(r, "theta");
   validate(c);
-  if (!c.tree.theta_auto) warn_large_theta(c.tree.theta);
+  if (!c.tree.theta_auto && !c.tree.criterion_auto)
+    warn_large_theta(c.tree.theta, c.tree.criterion);
   return c;
 }
 
-void warn_large_theta(double theta) {
-  if (theta > 1)
+void warn_large_theta(double theta, Criterion criterion) {
+  // The relative criterion uses theta only for its first, barnes94, pass, whose |a| sets the
+  // tolerance alpha |a_old|: not the forces' accuracy.
+  if (theta > 1 && criterion != Criterion::relative)
     std::cerr << "hoshi: warning: --theta " << theta
               << " is above 1, where the tree force errors grow large (hoshi accuracy measures "
                  "them); nodes are still never used from inside their b_max sphere\n";

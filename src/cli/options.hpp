@@ -59,8 +59,8 @@ std::size_t parse_size(const std::string& text, const std::string& option);
 // `option`.
 std::vector<std::string> parse_string_list(const std::string& text, const std::string& option);
 
-// A warning on stderr (one line) for an explicit theta above 1: legal, but tree forces are far
-// less accurate there (a typo of 1.0 as 10, say).
-void warn_large_theta(double theta);
+// A warning on stderr (one line) for an explicit theta above 1 with a geometric criterion:
+// legal, but tree forces are far less accurate there (a typo of 1.0 as 10, say).
+void warn_large_theta(double theta, Criterion criterion);
 
 }  // namespace hoshi::cli
