@@ -3,8 +3,10 @@
 # started at separation 1.5, the second disk inclined by 60 degrees)
 # merging: frames every 0.5 time units, made into OUT/merger.mp4 when ffmpeg is present and
 # into the contact sheet OUT/merger_sheet.png otherwise (needs matplotlib).
-# Usage: examples/merger.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi; N=...)
+# Usage: examples/merger.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi; N=10000
+#        particles, T_END=16)
 set -euo pipefail
+source "$(dirname "$0")/python.sh"
 HOSHI=${HOSHI:-build/hoshi}
 OUT=${1:-out_merger}
 N=${N:-10000}
@@ -18,8 +20,8 @@ if command -v ffmpeg >/dev/null; then
   ffmpeg -loglevel error -y -framerate 8 -i "$OUT/frame_%03d.png" -pix_fmt yuv420p \
     "$OUT/merger.mp4"
   echo "movie: $OUT/merger.mp4"
-else
-  python3 - "$OUT" <<'PY'
+elif plots_available; then
+  "$PY" - "$OUT" <<'PY'
 import glob, sys
 out = sys.argv[1]
 import matplotlib

@@ -3,9 +3,9 @@
 
 usage: examples/plot_profiles.py DIR [OUT.png]
 
-One row per snapshot stem found in DIR (STEM_radial.csv and STEM_disk.csv): spherical density,
-velocity dispersions (sigma_r, sigma_t), circular velocity, disk surface density and
-thickness z_rms, all on log-log or log-linear axes. Needs matplotlib.
+Every snapshot stem found in DIR (STEM_radial.csv and STEM_disk.csv) as one curve in four
+panels: spherical density, velocity dispersions (sigma_r, sigma_t), circular velocity and disk
+surface density, on log-log or log-linear axes. Needs matplotlib.
 """
 import csv
 import glob

@@ -4,6 +4,7 @@
 # (OUT/tree_vs_direct.png when matplotlib is installed, OUT/*.csv always).
 # Usage: examples/tree_vs_direct.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi)
 set -euo pipefail
+source "$(dirname "$0")/python.sh"
 HOSHI=${HOSHI:-build/hoshi}
 OUT=${1:-out_tree_vs_direct}
 mkdir -p "$OUT"
@@ -15,7 +16,7 @@ for solver in tree direct; do
   "$HOSHI" analyze "$OUT/$solver"/snapshot_*.hdf5 --csv "$OUT/$solver/lagrangian.csv" \
     --overwrite >/dev/null
 done
-python3 - "$OUT" <<'PY'
+"$PY" - "$OUT" <<'PY'
 import csv, sys
 out = sys.argv[1]
 def rows(p):

@@ -110,6 +110,21 @@ TEST(IoRun, RestartWithNoTimeLeftIsRefusedAndTouchesNothing) {
   }
 }
 
+TEST(IoRun, QuietRunPrintsOnlyItsTwoClosingLines) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("Q"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.25 --snapshot-every 0.25 --out " + out, log), 0)
+      << test::read_all(log);
+  const std::string text = test::read_all(log);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;
+  EXPECT_EQ(text.rfind("solver direct (cpu), 4 steps to t = 0.25; " + out +
+                           "/: energy.csv, checkpoint.hdf5, 2 snapshots, 0 frames\n",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("\nrelative energy error "), std::string::npos) << text;
+}
+
 class IoRunSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {

@@ -71,7 +71,9 @@ void add_run_options(cxxopts::Options& o) {
       "output-every", "diagnostics interval in simulated time",
       cxxopts::value<std::string>()->default_value("0.25"))(
       "overwrite", "reuse an existing non-empty output directory")(
-      "quiet", "no progress display or per-output lines")(
+      "quiet",
+      "no parameter list, progress display, per-output lines or timing table (the closing "
+      "two-line summary stays)")(
       "units", "unit system: henon (G = 1) or galaxy (kpc, km/s, 1e10 Msun, G = 43007.1)",
       cxxopts::value<std::string>()->default_value("henon"));
   o.add_options("output")("snapshot-every",
@@ -556,16 +558,17 @@ int cmd_run(int argc, char** argv) {
               << kCheckpointName << "\ncontinue with: hoshi run --restart " << cfg.out_dir << "\n";
     return 0;
   }
-  if (!cfg.quiet) {
+  {  // the closing summary, also with --quiet (which drops only the timing table)
     const auto count = [](std::size_t n, const char* what) {
       return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
     };
-    std::cout << "\nsolver " << res.solver_name << " (" << res.backend_name << "), " << res.steps
-              << " steps to t = " << res.time << "; " << cfg.out_dir << "/: energy.csv, "
-              << kCheckpointName << ", " << count(outputs.snapshots_written, "snapshot") << ", "
+    std::cout << (cfg.quiet ? "" : "\n") << "solver " << res.solver_name << " (" << res.backend_name
+              << "), " << res.steps << " steps to t = " << res.time << "; " << cfg.out_dir
+              << "/: energy.csv, " << kCheckpointName << ", "
+              << count(outputs.snapshots_written, "snapshot") << ", "
               << count(outputs.frames_written, "frame") << "\n";
     std::cout << "relative energy error " << res.rel_energy_error << "\n";
-    print_timing(res);
+    if (!cfg.quiet) print_timing(res);
   }
   return 0;
 }
