@@ -516,8 +516,7 @@ int cmd_run(int argc, char** argv) {
 
   if (!cfg.quiet) {
     std::cout << "hoshi run: " << p.size() << " particles, t_end " << cfg.t_end << ", "
-              << (cfg.eta > 0 ? "adaptive dt, eta " + std::to_string(cfg.eta)
-                              : "dt " + std::to_string(cfg.dt))
+              << (cfg.eta > 0 ? "adaptive dt, eta " : "dt ") << (cfg.eta > 0 ? cfg.eta : cfg.dt)
               << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening)
               << "), units " << units.name << " (G = " << cfg.solver.G << "), " << threads
               << " threads, output " << cfg.out_dir << "/\n";
