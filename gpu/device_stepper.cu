@@ -179,6 +179,16 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
   if (n > std::numeric_limits<std::uint32_t>::max())
     throw std::invalid_argument("DeviceStepper: N = " + std::to_string(n) +
                                 " exceeds the 2^32 particles of one device");
+  // The device keeps the run's units (make_solver's solvers rescale a set far from unit size
+  // and mass; the device-resident state is not rescaled): refuse a set whose float32 terms
+  // would leave float's range rather than step it with flushed or infinite terms.
+  if (const ScaleExponents k = scale_exponents(p); !k.in_range())
+    throw std::invalid_argument(
+        "--backend cuda: device-resident steps need a system whose size and mass are within "
+        "2^" +
+        std::to_string(kMaxUnscaledExponent) + " of 1 in the run's units (here 2^" +
+        std::to_string(k.length) + " and 2^" + std::to_string(k.mass) +
+        "); use other units (--units galaxy, or rescaled input) or --backend cpu");
   impl_ = std::make_unique<Impl>();
   Impl& s = *impl_;
   // "auto" tree settings for CUDA (a configuration filled in for --backend auto holds the CPU

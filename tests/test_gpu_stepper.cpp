@@ -255,6 +255,21 @@ TEST(StepperZeroSoftening, CoincidentParticlesAreNamedByIdAndOtherwiseForcesAreT
   EXPECT_THROW(gpu::DeviceStepper(c, p), std::invalid_argument);
 }
 
+// The device keeps the run's units: a set far from unit size or mass (which make_solver's
+// solvers rescale) is refused with the exponents, not stepped with flushed float terms.
+TEST(StepperScale, SystemFarFromUnitSizeIsRefused) {
+  HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
+  ParticleSet p = make_plummer(1000, 45);
+  for (std::size_t i = 0; i < p.size(); ++i) p.x[i] = std::ldexp(p.x[i], 40);
+  try {
+    gpu::DeviceStepper s(config({SolverKind::tree}), p);
+    ADD_FAILURE() << "accepted a set of extent ~2^44";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("device-resident steps need"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(StepperNoDevice, ConstructionWithoutADeviceIsAClearError) {
   if (gpu::device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
   ParticleSet p = make_plummer(10, 1);

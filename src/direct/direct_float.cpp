@@ -243,8 +243,13 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     // Distinct in double but equal after rounding to float32 relative to the box centre, or
     // a force beyond the float range.
     std::ostringstream msg;
-    msg << "direct float32 kernel: non-finite force with softening " << eps
-        << " (particles closer than float32 resolves); use --softening > 0 or --precision double";
+    msg << "direct float32 kernel: non-finite force with softening " << eps;
+    if (soft)
+      msg << " (a softening this far below the system's size makes m / eps^3 overflow float32; "
+             "use a larger one, 0 for none, or --precision double)";
+    else
+      msg << " (particles closer than float32 resolves); use --softening > 0 or --precision "
+             "double";
     throw std::invalid_argument(msg.str());
   }
   for (std::size_t i = 0; i < n; ++i) {

@@ -1,9 +1,11 @@
 #include "solver/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/bounds.hpp"
 #include "core/checks.hpp"
 #include "direct/direct.hpp"
 #include "tree/tree_solver.hpp"
@@ -78,6 +80,130 @@ void validate(const SolverConfig& c) {
     bad("--local-ratio", c.tree.local_ratio, "must be >= 0 and < 1");
 }
 
+namespace {
+
+// The solver for an already resolved configuration (backend, kind and "auto" values set).
+std::unique_ptr<GravitySolver> make_resolved(const SolverConfig& c, SolverKind kind,
+                                             Backend backend) {
+#ifdef HOSHI_HAVE_CUDA
+  if (backend == Backend::cuda)
+    return kind == SolverKind::direct ? gpu::make_cuda_direct_solver(c)
+                                      : gpu::make_cuda_tree_solver(c);
+#else
+  (void)backend;
+#endif
+  if (kind == SolverKind::direct) return std::make_unique<DirectCpuSolver>(c);
+  return std::make_unique<TreeSolver>(c);
+}
+
+// The float32 kernels see the particles in the caller's units: intermediates such as m / r^3
+// leave float's range (below 1e-38 they are flushed to zero inside the walks, above 3e38 they
+// are inf) when the system's size or mass is far from 1 (a Plummer sphere of 1e11 length units
+// and masses 2e-4 lost 26% of its accelerations at p99; quadrupoles of 1e30-sized systems
+// overflow). This wrapper hands such a set to the solver rescaled by powers of two, x / 2^kL,
+// m / 2^kM, eps / 2^kL and |a_old| 2^(2 kL - kM) for the relative criterion, and scales the
+// results back, a 2^(kM - 2 kL) and pot 2^(kM - kL). Powers of two are exact in double and
+// commute with every rounding to float (while nothing underflows), so the result is the one the
+// solver computes for the same system in units where its size and mass are of order one;
+// for a set that is already near them (ScaleExponents::in_range) the solver runs on it
+// directly, without a copy.
+class ScaledSolver final : public GravitySolver {
+ public:
+  ScaledSolver(const SolverConfig& c, SolverKind kind, Backend backend)
+      : c_(c), kind_(kind), backend_(backend), unscaled_(make_resolved(c, kind, backend)) {}
+
+  ForceStats compute(ParticleSet& p) override {
+    const ForceStats st = compute_scaled(p);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
+        throw std::invalid_argument(nonfinite_message(p, i));
+    return st;
+  }
+  std::string name() const override { return unscaled_->name(); }
+  std::string backend() const override { return unscaled_->backend(); }
+
+ private:
+  // What went out of float's range, for the one-line error (the rescaling has taken care of
+  // the system's size and mass).
+  std::string nonfinite_message(const ParticleSet& p, std::size_t i) const {
+    std::ostringstream m;
+    m << to_string(kind_) << " float32 kernels: non-finite force on particle id " << p.id[i]
+      << " with softening " << c_.eps;
+    if (c_.eps > 0)
+      m << " (a softening this far below the system's size makes m / eps^3 overflow float32; "
+           "use a larger one, 0 for none, or --solver direct --precision double)";
+    else
+      m << " (particles closer than float32 resolves; use --softening > 0 or --solver direct "
+           "--precision double)";
+    return m.str();
+  }
+
+  ForceStats compute_scaled(ParticleSet& p) {
+    const std::size_t n = p.size();
+    if (n == 0) return unscaled_->compute(p);
+    const ScaleExponents k = scale_exponents(p);
+    if (k.in_range()) return unscaled_->compute(p);
+    const int kL = k.length, kM = k.mass;
+    ParticleSet q;
+    q.resize(n);
+    q.id = p.id;
+    for (std::size_t i = 0; i < n; ++i) {
+      q.x[i] = std::ldexp(p.x[i], -kL);
+      q.y[i] = std::ldexp(p.y[i], -kL);
+      q.z[i] = std::ldexp(p.z[i], -kL);
+      q.m[i] = std::ldexp(p.m[i], -kM);
+    }
+    if (p.ax.size() == n && p.ay.size() == n && p.az.size() == n)  // |a_old|
+      for (std::size_t i = 0; i < n; ++i) {
+        q.ax[i] = std::ldexp(p.ax[i], 2 * kL - kM);
+        q.ay[i] = std::ldexp(p.ay[i], 2 * kL - kM);
+        q.az[i] = std::ldexp(p.az[i], 2 * kL - kM);
+      }
+    if (!scaled_ || scaled_kL_ != kL) {
+      SolverConfig c = c_;
+      c.eps = std::ldexp(c_.eps, -kL);
+      scaled_ = make_resolved(c, kind_, backend_);
+      scaled_kL_ = kL;
+    }
+    const ForceStats st = scaled_->compute(q);
+    p.ax.resize(n);
+    p.ay.resize(n);
+    p.az.resize(n);
+    p.pot.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      p.ax[i] = std::ldexp(q.ax[i], kM - 2 * kL);
+      p.ay[i] = std::ldexp(q.ay[i], kM - 2 * kL);
+      p.az[i] = std::ldexp(q.az[i], kM - 2 * kL);
+      p.pot[i] = std::ldexp(q.pot[i], kM - kL);
+    }
+    return st;
+  }
+
+  SolverConfig c_;
+  SolverKind kind_;
+  Backend backend_;
+  std::unique_ptr<GravitySolver> unscaled_, scaled_;
+  int scaled_kL_ = 0;
+};
+
+}  // namespace
+
+ScaleExponents scale_exponents(const ParticleSet& p) {
+  ScaleExponents k;
+  if (p.size() == 0) return k;
+  const Box box = bounding_box(p);
+  const double extent =
+      std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
+  double mass = 0;
+  for (double m : p.m) mass += m;
+  const auto exponent = [](double v) {
+    return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
+  };
+  k.length = exponent(extent);
+  k.mass = exponent(mass);
+  return k;
+}
+
 std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n) {
   validate(config);
   SolverConfig c = config;
@@ -104,12 +230,11 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size
     if (c.precision == Precision::float64)
       throw std::invalid_argument(
           "--precision double: the CUDA backend is float32 only (use --backend cpu)");
-    return kind == SolverKind::direct ? gpu::make_cuda_direct_solver(c)
-                                      : gpu::make_cuda_tree_solver(c);
   }
 #endif
-  if (kind == SolverKind::direct) return std::make_unique<DirectCpuSolver>(c);
-  return std::make_unique<TreeSolver>(c);
+  // The double reference needs no rescaling (and is the yardstick for it).
+  if (c.precision == Precision::float64) return make_resolved(c, kind, backend);
+  return std::make_unique<ScaledSolver>(c, kind, backend);
 }
 
 std::string to_string(SolverKind k) {

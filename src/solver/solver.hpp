@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -128,6 +129,19 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size
 
 // Validates parameters; throws std::invalid_argument naming the bad value.
 void validate(const SolverConfig& config);
+
+// The power-of-two exponents of a set's extent (largest side of its bounding box) and total
+// mass, rounded: make_solver's float32 solvers see a set with |k_length| or |k_mass| above
+// kMaxUnscaledExponent rescaled by 2^-k (exactly), so that float's range holds every
+// intermediate of the kernels in any consistent unit system. 0 for an empty or degenerate set.
+inline constexpr int kMaxUnscaledExponent = 16;
+struct ScaleExponents {
+  int length = 0, mass = 0;
+  bool in_range() const {
+    return std::abs(length) <= kMaxUnscaledExponent && std::abs(mass) <= kMaxUnscaledExponent;
+  }
+};
+ScaleExponents scale_exponents(const ParticleSet& p);
 
 // Names used on the command line and in files.
 std::string to_string(SolverKind);
