@@ -125,6 +125,21 @@ TEST(IoRun, QuietRunPrintsOnlyItsTwoClosingLines) {
   EXPECT_NE(text.find("\nrelative energy error "), std::string::npos) << text;
 }
 
+TEST(IoRun, ShortRunTakesAllItsSteps) {
+  // t_end = 1e-11 in steps of 1e-12: ten steps (an absolute time tolerance of 1e-12 used to
+  // stop it after nine, at t = 9e-12, and a 1e-12 run after none).
+  ScratchDir dir("run");
+  const std::string out = dir.file("S"), log = dir.file("log");
+  ASSERT_EQ(
+      hoshi("run --ic plummer -n 64 --solver direct --quiet --t-end 1e-11 --dt 1e-12 --out " + out,
+            log),
+      0)
+      << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
+  EXPECT_EQ(state(c, "step"), 10);
+  EXPECT_NEAR(state(c, "time"), 1e-11, 1e-23);
+}
+
 class IoRunSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {

@@ -227,7 +227,7 @@ class RunOutputs : public RunObserver {
   std::size_t snapshots_written = 0, frames_written = 0;
 
   bool needs_state(const RunProgress& s) const override {
-    const double tiny = 1e-12 * std::max(1.0, s.t_end);
+    const double tiny = time_tolerance(s.t_end);
     const bool last = s.time >= s.t_end - tiny;
     return snapshots.due(s.time, tiny) || frames.due(s.time, tiny) ||
            (checkpoints.due(s.time, tiny) && s.step > 0) ||
@@ -237,7 +237,7 @@ class RunOutputs : public RunObserver {
   }
 
   bool after_step(const ParticleSet& p, const RunProgress& s) override {
-    const double tiny = 1e-12 * std::max(1.0, s.t_end);
+    const double tiny = time_tolerance(s.t_end);
     Stopwatch io;
     if (snapshots.due(s.time, tiny)) {
       write_snapshot(p, s);
@@ -306,7 +306,7 @@ class RunOutputs : public RunObserver {
   // One terminal line, redrawn in place: bar, simulated time, steps/s, ETA, energy error.
   void draw(const ParticleSet& p, const RunProgress& s, bool force) {
     const double w = wall_.seconds();
-    const bool last = s.time >= s.t_end - 1e-12 * std::max(1.0, s.t_end);
+    const bool last = s.time >= s.t_end - time_tolerance(s.t_end);
     if (!force && !last && drew_ && w - last_draw_ < 0.2) return;
     if (!started_) {
       started_ = true;

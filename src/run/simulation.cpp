@@ -178,7 +178,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   // round(output_every / dt) steps. Adaptive step: clamp to the next output time.
   // A continued run whose time is off the step grid (it ended with a short step) counts
   // from its own start instead.
-  const double tiny = 1e-12 * std::max(1.0, cfg.t_end);
+  const double tiny = time_tolerance(cfg.t_end);
   double t = start ? start->time : 0.0;
   double next_output = start ? start->next_output : cfg.output_every;
   std::size_t step = start ? start->step : 0;

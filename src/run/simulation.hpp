@@ -69,6 +69,13 @@ struct RunResult {
 // Validates cfg (std::invalid_argument naming the bad value).
 void validate(const RunConfig& cfg);
 
+// The tolerance of the run's time comparisons (reaching t_end, output times): relative to
+// t_end, so that a run of t_end = 1e-11 in steps of 1e-12 takes all ten (an absolute 1e-12
+// stopped it a step short). Fixed steps keep t = step dt, one rounding.
+inline double time_tolerance(double t_end) {
+  return 1e-12 * (t_end > 0 ? t_end : 1.0);
+}
+
 // Runs `p` from t = 0 to cfg.t_end. Writes OUT/energy.csv (header
 // step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,virial_ratio) with
 // one row per output interval, and one line per output interval to `log` (if not null).
