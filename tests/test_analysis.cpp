@@ -234,6 +234,15 @@ TEST(AnalyzeCommand, CsvAndProfiles) {
   EXPECT_EQ(drows[1][2], std::to_string(nd));
   EXPECT_NEAR(std::stod(drows[1][3]), gp.disk_mass, 1e-9);
   EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --ids 9:3"), 2);
+  // The halo: ids from 0 (the first particle's id; --ids 0:N was refused as "must be >= 1").
+  const std::string out3 = (d / "halo.csv").string();
+  ASSERT_EQ(run("analyze " + (d / "g.csv").string() + " --ids 0:" + std::to_string(nh) + " --csv " +
+                out3),
+            0);
+  const auto hrows = read_csv_rows(out3);
+  ASSERT_EQ(hrows.size(), 2u);
+  EXPECT_EQ(hrows[1][2], std::to_string(nh));
+  EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --ids 0:18446744073709551616"), 2);
   // Bad input: missing file, bad --axis, existing output without --overwrite.
   EXPECT_EQ(run("analyze " + (d / "missing.csv").string()), 2);
   EXPECT_EQ(run("analyze " + (d / "a.csv").string() + " --axis 0,0"), 2);

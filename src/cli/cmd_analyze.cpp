@@ -1,6 +1,7 @@
 // hoshi analyze SNAPSHOT...: Lagrangian radii, bound mass and profiles of particle snapshots.
 #include <hdf5.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -194,8 +195,17 @@ int cmd_analyze(int argc, char** argv) {
     const auto colon = t.find(':');
     if (colon == std::string::npos)
       throw std::invalid_argument("invalid --ids " + t + " (expected BEGIN:END)");
-    id_lo = parse_size(t.substr(0, colon), "--ids");
-    id_hi = parse_size(t.substr(colon + 1), "--ids");
+    // Ids are 64-bit and start at 0 (hoshi ic numbers from 0).
+    const auto parse_id = [&](const std::string& v) {
+      std::uint64_t id = 0;
+      const auto res = std::from_chars(v.data(), v.data() + v.size(), id);
+      if (v.empty() || res.ec != std::errc() || res.ptr != v.data() + v.size())
+        throw std::invalid_argument("invalid --ids " + t + ": '" + v +
+                                    "' is not an id (a whole number from 0 to 2^64 - 1)");
+      return id;
+    };
+    id_lo = parse_id(t.substr(0, colon));
+    id_hi = parse_id(t.substr(colon + 1));
     if (id_hi <= id_lo) throw std::invalid_argument("invalid --ids " + t + " (need BEGIN < END)");
   }
 
