@@ -243,6 +243,14 @@ TEST(AnalyzeCommand, CsvAndProfiles) {
   ASSERT_EQ(hrows.size(), 2u);
   EXPECT_EQ(hrows[1][2], std::to_string(nh));
   EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --ids 0:18446744073709551616"), 2);
+  // One particle: no 90% radius for the disk annuli, unless --disk-rmax gives one.
+  std::ofstream((d / "one.csv").string()) << "id,x,y,z,vx,vy,vz,m\n0,1,2,3,0,0,0,1\n";
+  EXPECT_EQ(run("analyze " + (d / "one.csv").string() + " --profiles " + (d / "p1").string()), 2);
+  EXPECT_FALSE(fs::exists(d / "p1" / "one_radial.csv"));
+  EXPECT_EQ(run("analyze " + (d / "one.csv").string() + " --disk-rmax 1 --profiles " +
+                (d / "p2").string()),
+            0);
+  EXPECT_TRUE(fs::exists(d / "p2" / "one_disk.csv"));
   // Bad input: missing file, bad --axis, existing output without --overwrite.
   EXPECT_EQ(run("analyze " + (d / "missing.csv").string()), 2);
   EXPECT_EQ(run("analyze " + (d / "a.csv").string() + " --axis 0,0"), 2);

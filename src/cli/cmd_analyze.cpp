@@ -260,7 +260,13 @@ int cmd_analyze(int argc, char** argv) {
       const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
       const double r_lo = std::max(ld[0], 1e-12), r_hi = std::max(ld[4], 2 * r_lo);
       radial.push_back(radial_profile(p, dc, v, r_lo, r_hi, bins, cfg.G));
-      disk.push_back(disk_profile(p, dc, v, ax, disk_rmax > 0 ? disk_rmax : ld[3], bins));
+      const double R_max = disk_rmax > 0 ? disk_rmax : ld[3];
+      if (!(R_max > 0))
+        throw std::invalid_argument(path +
+                                    ": the disk profile's outer radius, the 90% "
+                                    "Lagrangian radius, is 0 (the particles are at one "
+                                    "point); give --disk-rmax");
+      disk.push_back(disk_profile(p, dc, v, ax, R_max, bins));
     }
   }
   if (!prof_dir.empty()) {

@@ -68,7 +68,9 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("0"))(
       "out", "output directory (energy.csv, snapshots, checkpoint)",
       cxxopts::value<std::string>()->default_value("hoshi_out"))(
-      "output-every", "diagnostics interval in simulated time",
+      "output-every",
+      "diagnostics interval in simulated time (at the first step at or after each multiple; "
+      "with --eta the step is shortened to land on it)",
       cxxopts::value<std::string>()->default_value("0.25"))(
       "overwrite", "reuse an existing non-empty output directory")(
       "quiet",
@@ -76,16 +78,20 @@ void add_run_options(cxxopts::Options& o) {
       "two-line summary stays)")(
       "units", "unit system: henon (G = 1) or galaxy (kpc, km/s, 1e10 Msun, G = 43007.1)",
       cxxopts::value<std::string>()->default_value("henon"));
-  o.add_options("output")("snapshot-every",
-                          "write OUT/snapshot_NNN at multiples of this time (0: off)",
-                          cxxopts::value<std::string>()->default_value("0"))(
+  o.add_options("output")(
+      "snapshot-every",
+      "write OUT/snapshot_NNN at the first step at or after each multiple of this time (0: off)",
+      cxxopts::value<std::string>()->default_value("0"))(
       "snapshot-format", "snapshot format: hdf5, tipsy, gadget or csv",
       cxxopts::value<std::string>()->default_value("hdf5"))(
-      "checkpoint-every", "write OUT/checkpoint.hdf5 at multiples of this time (0: off)",
+      "checkpoint-every",
+      "write OUT/checkpoint.hdf5 at the first step at or after each multiple of this time "
+      "(0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "checkpoint-minutes", "also write a checkpoint every this many wall-clock minutes (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
-      "render-every", "write OUT/frame_NNN.png at multiples of this time (0: off)",
+      "render-every",
+      "write OUT/frame_NNN.png at the first step at or after each multiple of this time (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "render-axis", "projection axis of the frames: x, y or z",
       cxxopts::value<std::string>()->default_value("z"))(
