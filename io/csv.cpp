@@ -96,6 +96,9 @@ ParticleSet read_csv(const std::string& path) {
     std::uint64_t id = 0;
     {
       auto r = std::from_chars(f[0].data(), f[0].data() + f[0].size(), id);
+      if (r.ec == std::errc::result_out_of_range)
+        fail(path, lineno,
+             "field id: value '" + std::string(f[0]) + "' is out of range (ids are 0 to 2^64 - 1)");
       if (r.ec != std::errc() || r.ptr != f[0].data() + f[0].size())
         fail(path, lineno,
              "field id: value '" + std::string(f[0]) + "' is not a non-negative integer");

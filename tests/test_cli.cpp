@@ -129,6 +129,9 @@ TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
       {h + "0,1,2,3,0,0,0,-1\n", "field m"},
       {h + "0,1,2,3,0,0,0,abc\n", "field m"},
       {h + "0,1,2,3,0,0,0,1\n0,2,2,3,0,0,0,1\n", "field id"},
+      {h + "18446744073709551616,1,2,3,0,0,0,1\n",
+       "field id: value '18446744073709551616' is out "
+       "of range"},
       {h + "0,1,2,3,0,0,0,0\n", "total mass"},
   };
   int k = 0;
