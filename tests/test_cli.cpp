@@ -73,6 +73,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // -n where it cannot apply; a model name mistyped.
       {"run --ic kepler -n 100", "two-body"},
       {"run --ic plumer", "no such file, and not a model (plummer, "},
+      // A softening float32 cannot resolve against the potential: refused before any output.
+      {"run --ic kepler --softening 1e-7", "the self term m/eps"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args + " --out " + (d / "o").string(), d);

@@ -128,17 +128,39 @@ TEST(SolverScaling, ExponentsOfExtentAndMass) {
   EXPECT_FALSE(k.in_range());
 }
 
-TEST(SolverScaling, SofteningBelowFloatRangeIsAnErrorNotNaN) {
+// A softening so small that the self term m/eps, which the float32 kernels add and remove,
+// dwarfs the potential: an error naming it (eps = 1e-15 gave NaN from the tree, eps = 1e-13 a
+// zero potential), for both solvers; a small but resolvable one runs, and its potential keeps
+// the accuracy that the rounding of the self term allows.
+TEST(SolverScaling, SofteningBelowWhatFloatResolvesIsAnError) {
   ParticleSet p = make_plummer(2000, 47);
   for (const SolverKind kind : {SolverKind::tree, SolverKind::direct}) {
-    auto s = make_solver(config(kind, 1e-15), p.size());
-    try {
-      s->compute(p);
-      ADD_FAILURE() << to_string(kind) << ": no error";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find("softening 1e-15"), std::string::npos) << e.what();
+    for (const double eps : {1e-13, 1e-15}) {
+      auto s = make_solver(config(kind, eps), p.size());
+      try {
+        s->compute(p);
+        ADD_FAILURE() << to_string(kind) << " eps " << eps << ": no error";
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("the self term m/eps"), std::string::npos) << e.what();
+      }
     }
   }
+  // m = 1/2000, extent ~ 40: m/eps / ((M - m) / (sqrt(3) 40)) = 0.035 / eps; at eps = 1e-3,
+  // 35, and sqrt(2000) 35 = 1600 < 2^20. The potential of the direct float kernel against the
+  // double sum: the self term's rounding, sqrt(N) 2^-24 m/eps ~ 1.3e-5 absolute, below 1e-4 of
+  // the potential scale; 1e-3 relative leaves room for the smallest |pot| (the outermost
+  // particles, ~1/10 of the scale).
+  const double eps = 1e-3;
+  ParticleSet q = p;
+  make_solver(config(SolverKind::direct, eps), q.size())->compute(q);
+  SolverConfig ref_cfg = config(SolverKind::direct, eps);
+  ref_cfg.precision = Precision::float64;
+  ParticleSet ref = p;
+  make_solver(ref_cfg, ref.size())->compute(ref);
+  double worst = 0;
+  for (std::size_t i = 0; i < q.size(); ++i)
+    worst = std::max(worst, std::abs(q.pot[i] - ref.pot[i]) / std::abs(ref.pot[i]));
+  EXPECT_LT(worst, 1e-3);
 }
 
 }  // namespace

@@ -513,6 +513,7 @@ int cmd_run(int argc, char** argv) {
       p = std::move(s.particles);
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
+    require_resolvable_softening(cfg.solver, p);
     io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);
   }
 
