@@ -77,6 +77,7 @@ class CudaTreeSolver final : public GravitySolver {
     st.pp = counts.pp;
     st.pc = counts.pc;
     criterion_used_ = used;
+    st.criterion = used;
     st.total_seconds = total.seconds();
     return st;
   }

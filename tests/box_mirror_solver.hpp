@@ -54,6 +54,7 @@ class BoxMirrorSolver final : public GravitySolver {
     st.seconds["walk"] = 0;
     st.pp = counts.pp;
     st.pc = counts.pc;
+    st.criterion = used;
     st.total_seconds = 1e-9;
     return st;
   }

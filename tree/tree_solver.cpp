@@ -143,6 +143,7 @@ ForceStats TreeSolver::compute_once(ParticleSet& p) {
   st.pp = counts.pp;
   st.pc = counts.pc;
   st.m2l = counts.m2l;
+  st.criterion = criterion_used_;
   st.total_seconds = total.seconds();
   return st;
 }

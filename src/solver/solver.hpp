@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/particle_set.hpp"
@@ -107,6 +108,9 @@ struct ForceStats {
   std::uint64_t m2l = 0;  // tree group walk: cells added to a local expansion, total
   PhaseTimes seconds;  // per phase: "keys", "sort", "permute", "build", "moments", "walk", "direct"
   double total_seconds = 0;
+  // Tree solvers: the criterion of the evaluation's (last) pass; relative's first evaluation
+  // bootstraps with a barnes94 pass and then reports relative. Direct solvers: unset.
+  std::optional<Criterion> criterion;
 };
 
 class GravitySolver {
