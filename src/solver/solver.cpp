@@ -190,16 +190,29 @@ class ScaledSolver final : public GravitySolver {
 
 }  // namespace
 
+namespace {
+
+// The largest side of a set's bounding box, its total mass and its heaviest particle.
+struct SetSize {
+  double extent = 0, mass = 0, m_max = 0;
+};
+SetSize set_size(const ParticleSet& p) {
+  SetSize s;
+  if (p.size() == 0) return s;
+  const Box box = bounding_box(p);
+  s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
+  for (double m : p.m) {
+    s.m_max = std::max(s.m_max, m);
+    s.mass += m;
+  }
+  return s;
+}
+
+}  // namespace
+
 void require_resolvable_softening(const SolverConfig& c, const ParticleSet& p) {
   if (!(c.eps > 0) || c.precision == Precision::float64 || p.size() < 2) return;
-  double m_max = 0, mass = 0;
-  for (double m : p.m) {
-    m_max = std::max(m_max, m);
-    mass += m;
-  }
-  const Box box = bounding_box(p);
-  const double extent =
-      std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
+  const auto [extent, mass, m_max] = set_size(p);
   const double scale = (mass - m_max) / (std::sqrt(3.0) * extent);
   if (!(scale > 0) || !std::isfinite(scale)) return;
   // The self term sits in the float accumulator while the other terms are added: each addition
@@ -221,16 +234,12 @@ void require_resolvable_softening(const SolverConfig& c, const ParticleSet& p) {
 ScaleExponents scale_exponents(const ParticleSet& p) {
   ScaleExponents k;
   if (p.size() == 0) return k;
-  const Box box = bounding_box(p);
-  const double extent =
-      std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
-  double mass = 0;
-  for (double m : p.m) mass += m;
+  const SetSize s = set_size(p);
   const auto exponent = [](double v) {
     return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
   };
-  k.length = exponent(extent);
-  k.mass = exponent(mass);
+  k.length = exponent(s.extent);
+  k.mass = exponent(s.mass);
   return k;
 }
 
