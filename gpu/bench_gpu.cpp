@@ -243,14 +243,13 @@ std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& step
   g << "\n# Goals (issue 4), from the rows above (1M = 2^20 particles):\n";
   bool any_direct = false;
   std::vector<std::string> direct_labels;  // in the order they ran
-  for (const Row& r : rows)
-    if (r.solver.rfind("direct", 0) == 0 &&
-        std::find(direct_labels.begin(), direct_labels.end(), r.solver) == direct_labels.end())
-      direct_labels.push_back(r.solver);
-  for (const Failure& f : failed)
-    if (f.solver.rfind("direct", 0) == 0 &&
-        std::find(direct_labels.begin(), direct_labels.end(), f.solver) == direct_labels.end())
-      direct_labels.push_back(f.solver);
+  const auto note = [&](const std::string& label) {
+    if (label.rfind("direct", 0) == 0 &&
+        std::find(direct_labels.begin(), direct_labels.end(), label) == direct_labels.end())
+      direct_labels.push_back(label);
+  };
+  for (const Row& r : rows) note(r.solver);
+  for (const Failure& f : failed) note(f.solver);
   for (const std::string& label : direct_labels) {
     double worst = std::numeric_limits<double>::infinity();
     std::size_t worst_n = 0;

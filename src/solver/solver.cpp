@@ -83,6 +83,56 @@ void validate(const SolverConfig& c) {
 
 namespace {
 
+// The largest side of a set's bounding box, its total mass and its heaviest particle: what the
+// rescaling and the softening check need, in one pass.
+struct SetSize {
+  double extent = 0, mass = 0, m_max = 0;
+};
+SetSize set_size(const ParticleSet& p) {
+  SetSize s;
+  if (p.size() == 0) return s;
+  const Box box = bounding_box(p);
+  s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
+  for (double m : p.m) {
+    s.m_max = std::max(s.m_max, m);
+    s.mass += m;
+  }
+  return s;
+}
+
+ScaleExponents exponents_of(const SetSize& s) {
+  const auto exponent = [](double v) {
+    return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
+  };
+  return {exponent(s.extent), exponent(s.mass)};
+}
+
+// require_resolvable_softening on a set of n particles of size s.
+void check_softening(const SolverConfig& c, const SetSize& s, std::size_t n) {
+  if (!(c.eps > 0) || c.precision == Precision::float64 || n < 2) return;
+  const double scale = (s.mass - s.m_max) / (std::sqrt(3.0) * s.extent);
+  if (!(scale > 0) || !std::isfinite(scale)) return;
+  // The self term sits in the float accumulator while the other terms are added: each addition
+  // rounds at its size, a random walk of ~sqrt(N) 2^-24 m/eps (measured: 1% of the potential at
+  // N = 2000 and m/eps = 8700 times the scale).
+  const double ratio = s.m_max / c.eps / scale;
+  if (std::sqrt(static_cast<double>(n)) * ratio > 0x1p20) {
+    std::ostringstream m;
+    m << "softening " << c.eps << ": the self term m/eps of the heaviest particle (" << s.m_max
+      << " / " << c.eps << ") is " << std::setprecision(2) << ratio
+      << " times the potential scale of this set, too large for float32 sums over " << n
+      << " particles; use --softening 0 (no softening: the self pair is skipped), a larger "
+         "softening, or --solver direct --precision double";
+    throw std::invalid_argument(m.str());
+  }
+}
+
+// out[i] = in[i] 2^k (exact), out resized to in's size.
+void ldexp_into(std::vector<double>& out, const std::vector<double>& in, int k) {
+  out.resize(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = std::ldexp(in[i], k);
+}
+
 // The solver for an already resolved configuration (backend, kind and "auto" values set).
 std::unique_ptr<GravitySolver> make_resolved(const SolverConfig& c, SolverKind kind,
                                              Backend backend) {
@@ -114,8 +164,9 @@ class ScaledSolver final : public GravitySolver {
       : c_(c), kind_(kind), backend_(backend), unscaled_(make_resolved(c, kind, backend)) {}
 
   ForceStats compute(ParticleSet& p) override {
-    require_resolvable_softening(c_, p);
-    const ForceStats st = compute_scaled(p);
+    const SetSize size = set_size(p);
+    check_softening(c_, size, p.size());
+    const ForceStats st = compute_scaled(p, exponents_of(size));
     for (std::size_t i = 0; i < p.size(); ++i)
       if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
         throw std::invalid_argument(nonfinite_message(p, i));
@@ -140,27 +191,22 @@ class ScaledSolver final : public GravitySolver {
     return m.str();
   }
 
-  ForceStats compute_scaled(ParticleSet& p) {
+  ForceStats compute_scaled(ParticleSet& p, const ScaleExponents& k) {
     const std::size_t n = p.size();
-    if (n == 0) return unscaled_->compute(p);
-    const ScaleExponents k = scale_exponents(p);
-    if (k.in_range()) return unscaled_->compute(p);
+    if (n == 0 || k.in_range()) return unscaled_->compute(p);
     const int kL = k.length, kM = k.mass;
     ParticleSet q;
     q.resize(n);
     q.id = p.id;
-    for (std::size_t i = 0; i < n; ++i) {
-      q.x[i] = std::ldexp(p.x[i], -kL);
-      q.y[i] = std::ldexp(p.y[i], -kL);
-      q.z[i] = std::ldexp(p.z[i], -kL);
-      q.m[i] = std::ldexp(p.m[i], -kM);
+    ldexp_into(q.x, p.x, -kL);
+    ldexp_into(q.y, p.y, -kL);
+    ldexp_into(q.z, p.z, -kL);
+    ldexp_into(q.m, p.m, -kM);
+    if (p.ax.size() == n && p.ay.size() == n && p.az.size() == n) {  // |a_old|
+      ldexp_into(q.ax, p.ax, 2 * kL - kM);
+      ldexp_into(q.ay, p.ay, 2 * kL - kM);
+      ldexp_into(q.az, p.az, 2 * kL - kM);
     }
-    if (p.ax.size() == n && p.ay.size() == n && p.az.size() == n)  // |a_old|
-      for (std::size_t i = 0; i < n; ++i) {
-        q.ax[i] = std::ldexp(p.ax[i], 2 * kL - kM);
-        q.ay[i] = std::ldexp(p.ay[i], 2 * kL - kM);
-        q.az[i] = std::ldexp(p.az[i], 2 * kL - kM);
-      }
     if (!scaled_ || scaled_kL_ != kL) {
       SolverConfig c = c_;
       c.eps = std::ldexp(c_.eps, -kL);
@@ -168,16 +214,10 @@ class ScaledSolver final : public GravitySolver {
       scaled_kL_ = kL;
     }
     const ForceStats st = scaled_->compute(q);
-    p.ax.resize(n);
-    p.ay.resize(n);
-    p.az.resize(n);
-    p.pot.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      p.ax[i] = std::ldexp(q.ax[i], kM - 2 * kL);
-      p.ay[i] = std::ldexp(q.ay[i], kM - 2 * kL);
-      p.az[i] = std::ldexp(q.az[i], kM - 2 * kL);
-      p.pot[i] = std::ldexp(q.pot[i], kM - kL);
-    }
+    ldexp_into(p.ax, q.ax, kM - 2 * kL);
+    ldexp_into(p.ay, q.ay, kM - 2 * kL);
+    ldexp_into(p.az, q.az, kM - 2 * kL);
+    ldexp_into(p.pot, q.pot, kM - kL);
     return st;
   }
 
@@ -190,57 +230,12 @@ class ScaledSolver final : public GravitySolver {
 
 }  // namespace
 
-namespace {
-
-// The largest side of a set's bounding box, its total mass and its heaviest particle.
-struct SetSize {
-  double extent = 0, mass = 0, m_max = 0;
-};
-SetSize set_size(const ParticleSet& p) {
-  SetSize s;
-  if (p.size() == 0) return s;
-  const Box box = bounding_box(p);
-  s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
-  for (double m : p.m) {
-    s.m_max = std::max(s.m_max, m);
-    s.mass += m;
-  }
-  return s;
-}
-
-}  // namespace
-
 void require_resolvable_softening(const SolverConfig& c, const ParticleSet& p) {
-  if (!(c.eps > 0) || c.precision == Precision::float64 || p.size() < 2) return;
-  const auto [extent, mass, m_max] = set_size(p);
-  const double scale = (mass - m_max) / (std::sqrt(3.0) * extent);
-  if (!(scale > 0) || !std::isfinite(scale)) return;
-  // The self term sits in the float accumulator while the other terms are added: each addition
-  // rounds at its size, a random walk of ~sqrt(N) 2^-24 m/eps (measured: 1% of the potential at
-  // N = 2000 and m/eps = 8700 times the scale).
-  const double ratio = m_max / c.eps / scale;
-  if (std::sqrt(static_cast<double>(p.size())) * ratio > 0x1p20) {
-    std::ostringstream m;
-    m << "softening " << c.eps << ": the self term m/eps of the heaviest particle (" << m_max
-      << " / " << c.eps << ") is " << std::setprecision(2) << ratio
-      << " times the potential scale of this set, too large for float32 sums over " << p.size()
-      << " particles; use "
-         "--softening 0 (no softening: the self pair is skipped), a larger softening, or "
-         "--solver direct --precision double";
-    throw std::invalid_argument(m.str());
-  }
+  check_softening(c, set_size(p), p.size());
 }
 
 ScaleExponents scale_exponents(const ParticleSet& p) {
-  ScaleExponents k;
-  if (p.size() == 0) return k;
-  const SetSize s = set_size(p);
-  const auto exponent = [](double v) {
-    return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
-  };
-  k.length = exponent(s.extent);
-  k.mass = exponent(s.mass);
-  return k;
+  return exponents_of(set_size(p));
 }
 
 std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n) {
