@@ -10,8 +10,9 @@
 //   tree solver's compute() (the non-resident path: host keys, sort and build, upload, walk,
 //   download); --step times a whole kick-drift-kick step of device-resident stepping
 //   (gpu::DeviceStepper, what `hoshi run --backend cuda` does) phase by phase. --walk: particle
-//   (default), group (the group mode, a warp per group: the lanes kernel) and lists (the group
-//   mode's lists kernel, gpu::GroupWalkKernel::lists), comma-separated (rows tree, tree/g, tree/l).
+//   (default), group (the group mode, a warp per group: the lanes kernel), lists (the group
+//   mode's lists kernel, gpu::GroupWalkKernel::lists) and lists7, lists8 (the lists kernel built
+//   for 7 or 8 blocks per SM), comma-separated (rows tree, tree/g, tree/l, tree/l7, tree/l8).
 //   --direct-targets: the direct kernel variants to time: targets per thread, any of 1, 2 and 4
 //   (rows "direct", "direct2", "direct4"), each optionally with "p" for the prefetching tile
 //   schedule (gpu::set_direct_prefetch; rows "directp", "direct2p", "direct4p"). The tree settings
@@ -89,8 +90,16 @@ std::string solver_label(SolverKind kind, WalkKind walk) {
            (hoshi::gpu::direct_prefetch() ? "p" : "");
   }
   if (walk != WalkKind::group) return "tree";
-  return hoshi::gpu::group_walk_kernel() == hoshi::gpu::GroupWalkKernel::lists ? "tree/l"
-                                                                               : "tree/g";
+  switch (hoshi::gpu::group_walk_kernel()) {
+    case hoshi::gpu::GroupWalkKernel::lists:
+      return "tree/l";
+    case hoshi::gpu::GroupWalkKernel::lists7:
+      return "tree/l7";
+    case hoshi::gpu::GroupWalkKernel::lists8:
+      return "tree/l8";
+    default:
+      return "tree/g";
+  }
 }
 
 Row run(SolverKind kind, std::size_t n, int repeats, std::size_t samples, const TreeParams& tree) {
@@ -377,10 +386,13 @@ int main(int argc, char** argv) {
         kernels.clear();
         std::stringstream list(need("--walk"));
         for (std::string w; std::getline(list, w, ',');) {
-          const bool lists = w == "lists";
-          walks.push_back(lists ? WalkKind::group : parse_walk(w));
-          kernels.push_back(lists ? hoshi::gpu::GroupWalkKernel::lists
-                                  : hoshi::gpu::GroupWalkKernel::lanes);
+          using hoshi::gpu::GroupWalkKernel;
+          const GroupWalkKernel k = w == "lists"    ? GroupWalkKernel::lists
+                                    : w == "lists7" ? GroupWalkKernel::lists7
+                                    : w == "lists8" ? GroupWalkKernel::lists8
+                                                    : GroupWalkKernel::lanes;
+          walks.push_back(k != GroupWalkKernel::lanes ? WalkKind::group : parse_walk(w));
+          kernels.push_back(k);
         }
         if (walks.empty()) throw std::invalid_argument("--walk needs at least one value");
       } else if (!std::strcmp(argv[a], "--out"))
@@ -452,9 +464,14 @@ int main(int argc, char** argv) {
                    : ", theta ")
            << t.theta << ", "
            << (t.walk != WalkKind::group ? "per-particle walk (a thread per particle)"
+               : kernels[ti] == hoshi::gpu::GroupWalkKernel::lanes
+                   ? "group mode (a warp per group of <= 32), lanes kernel"
                : kernels[ti] == hoshi::gpu::GroupWalkKernel::lists
                    ? "group mode (a warp per group of <= 32), lists kernel"
-                   : "group mode (a warp per group of <= 32), lanes kernel")
+                   : "group mode, lists kernel built for " +
+                         std::string(kernels[ti] == hoshi::gpu::GroupWalkKernel::lists7 ? "7"
+                                                                                        : "8") +
+                         " blocks of 128 per SM")
            << ".\n";
     }
     head << "        N solver  kernel_ms    call_ms          pp          pc  inter/s   "

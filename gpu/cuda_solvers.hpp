@@ -38,8 +38,10 @@ void set_direct_prefetch(bool prefetch);
 // same, the rounding differs): lanes, every lane of a group's warp walking the group's box in
 // double (tree/walk_box.hpp; measured on an H200, the default); lists, the warp testing 32
 // nodes at a time and summing the accepted cells and leaves from shared-memory tiles in float
-// relative to the box centre (tree/walk_warp.hpp, as Bonsai does; not yet timed on a device).
-enum class GroupWalkKernel { lanes, lists };
+// relative to the box centre (tree/walk_warp.hpp, as Bonsai does; not yet timed on a device);
+// lists7 and lists8, the lists kernel compiled for 7 and 8 resident blocks of 128 threads per
+// SM (fewer registers, some spilled: more warps against spill traffic; blocks of at most 128).
+enum class GroupWalkKernel { lanes, lists, lists7, lists8 };
 GroupWalkKernel group_walk_kernel();
 void set_group_walk_kernel(GroupWalkKernel kernel);
 

@@ -152,14 +152,15 @@ struct DeviceWarp {
 // shared-memory tiles (blockDim.x / 32 WarpScratch of dynamic shared memory). The stack cannot
 // run out (walk_warp.hpp, kStackHeadroom), so there is no fallback walk here (it cost 10
 // registers, 90 against 80); a walk that ran out anyway is counted in d_counts[2] and the
-// launcher throws.
-__global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ groups,
-                                       const std::uint32_t* __restrict__ group_order,
-                                       std::uint64_t n_groups, WalkParams<float> w,
-                                       const float* __restrict__ d_alpha_a, float G,
-                                       const std::uint32_t* __restrict__ d_order,
-                                       float4* __restrict__ d_out,
-                                       unsigned long long* __restrict__ d_counts) {
+// launcher throws. The body of the three kernels below.
+__device__ __forceinline__ void lists_walk(const TreeView& t, const NodeChildren* __restrict__ kids,
+                                           const Group* __restrict__ groups,
+                                           const std::uint32_t* __restrict__ group_order,
+                                           std::uint64_t n_groups, const WalkParams<float>& w,
+                                           const float* __restrict__ d_alpha_a, float G,
+                                           const std::uint32_t* __restrict__ d_order,
+                                           float4* __restrict__ d_out,
+                                           unsigned long long* __restrict__ d_counts) {
   extern __shared__ __align__(16) unsigned char smem[];
   WarpScratch& scratch = reinterpret_cast<WarpScratch*>(smem)[threadIdx.x / 32];
   const std::uint64_t warp =
@@ -173,8 +174,8 @@ __global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ gro
     warp_group_box(t, g, d_alpha_a, dw.lane, box, alpha_a);
     for (std::uint64_t k0 = g.begin; k0 < g.end; k0 += 32) {
       DeviceWarp::Var<LaneTarget> tg{lane_target(t, box, g.begin, k0, g.end, dw.lane)};
-      if (!walk_group_warp(dw, t, box, w.criterion, alpha_a, w, g.begin, k0, scratch, kWarpStack,
-                           tg)) {
+      if (!walk_group_warp(dw, t, kids, box, w.criterion, alpha_a, w, g.begin, k0, scratch,
+                           kWarpStack, tg)) {
         // Unreachable (kWarpStack is above the headroom, which depth-first descents cannot
         // exceed: tree/walk_warp.hpp); counted, and the launcher throws.
         if (dw.lane == 0) atomicAdd(&d_counts[2], 1ull);
@@ -191,6 +192,41 @@ __global__ void tree_walk_lists_kernel(TreeView t, const Group* __restrict__ gro
     }
   }
   add_counts(pp, pc, d_counts);
+}
+
+#define HOSHI_LISTS_KERNEL_PARAMS                                                                 \
+  TreeView t, const NodeChildren *__restrict__ kids, const Group *__restrict__ groups,            \
+      const std::uint32_t *__restrict__ group_order, std::uint64_t n_groups, WalkParams<float> w, \
+      const float *__restrict__ d_alpha_a, float G, const std::uint32_t *__restrict__ d_order,    \
+      float4 *__restrict__ d_out, unsigned long long *__restrict__ d_counts
+#define HOSHI_LISTS_KERNEL_ARGS \
+  t, kids, groups, group_order, n_groups, w, d_alpha_a, G, d_order, d_out, d_counts
+
+// GroupWalkKernel::lists: as the compiler allocates (80 registers, no spills, 6 blocks of 128
+// threads per SM with the 24.5 KB of scratch per block).
+__global__ void tree_walk_lists_kernel(HOSHI_LISTS_KERNEL_PARAMS) {
+  lists_walk(HOSHI_LISTS_KERNEL_ARGS);
+}
+// GroupWalkKernel::lists7 / lists8: the same code compiled for 7 / 8 resident blocks of at most
+// kListsOccupancyBlock threads per SM (72 / 64 registers, with spills): more warps to hide the
+// walk's latencies, against spill traffic; which wins only the device can say.
+constexpr int kListsOccupancyBlock = 128;
+__global__ void __launch_bounds__(kListsOccupancyBlock, 7)
+    tree_walk_lists7_kernel(HOSHI_LISTS_KERNEL_PARAMS) {
+  lists_walk(HOSHI_LISTS_KERNEL_ARGS);
+}
+__global__ void __launch_bounds__(kListsOccupancyBlock, 8)
+    tree_walk_lists8_kernel(HOSHI_LISTS_KERNEL_PARAMS) {
+  lists_walk(HOSHI_LISTS_KERNEL_ARGS);
+}
+#undef HOSHI_LISTS_KERNEL_PARAMS
+#undef HOSHI_LISTS_KERNEL_ARGS
+
+// The child table of the lists kernel (tree/walk_warp.hpp): element i = node i's children.
+__global__ void node_children_kernel(const TreeNode* __restrict__ nodes, std::uint32_t n_nodes,
+                                     NodeChildren* __restrict__ kids) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n_nodes) kids[i] = node_children(nodes, static_cast<std::uint32_t>(i));
 }
 
 // The group mode's schedule key: the smallest alpha |a_old| of each group (the float's bits:
@@ -238,6 +274,12 @@ void DeviceTree::upload(const TreeView& t, cudaStream_t stream) {
 
 void DeviceTree::upload_nodes(const TreeView& t, cudaStream_t stream) {
   nodes_.upload(t.nodes, t.n_nodes, stream);
+  children_.resize(t.n_nodes);
+  if (t.n_nodes > 0) {
+    node_children_kernel<<<static_cast<unsigned>(elementwise_blocks(t.n_nodes, 256)), 256, 0,
+                           stream>>>(nodes_.data(), t.n_nodes, children_.data());
+    HOSHI_CUDA_CHECK_LAUNCH();
+  }
   view_ = t;
   view_.nodes = nodes_.data();
   view_.x = x_.data();
@@ -319,28 +361,44 @@ void GroupSchedule::order_by_alpha(const Group* d_groups, std::size_t n_groups,
              stream, 64 - __builtin_clzll(2 * n_groups));
 }
 
-InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
-                                   std::size_t n_groups, const WalkParams<float>& w,
-                                   const float* d_alpha, double G, const std::uint32_t* d_order,
-                                   float4* d_out, DeviceBuffer<unsigned long long>& counters,
-                                   cudaStream_t stream, const TreePolicy& policy,
-                                   const std::uint32_t* d_group_order) {
+InteractionCounts tree_walk_groups(const TreeView& d_view, const NodeChildren* d_kids,
+                                   const Group* d_groups, std::size_t n_groups,
+                                   const WalkParams<float>& w, const float* d_alpha, double G,
+                                   const std::uint32_t* d_order, float4* d_out,
+                                   DeviceBuffer<unsigned long long>& counters, cudaStream_t stream,
+                                   const TreePolicy& policy, const std::uint32_t* d_group_order) {
   if (d_view.n_particles == 0 || d_view.n_nodes == 0 || n_groups == 0) return {};
+  const GroupWalkKernel kernel = policy.group_kernel;
+  const bool lists = kernel != GroupWalkKernel::lanes;
+  if (lists && d_kids == nullptr)
+    throw std::invalid_argument("tree_walk_groups: the lists kernel needs the child table");
   // The lists kernel's scratch, a WarpScratch per warp, within the 48 KB of shared memory a
   // block gets without opting in (blocks of up to 224 threads).
-  if (policy.group_kernel == GroupWalkKernel::lists &&
-      static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch) > 48 * 1024)
+  if (lists && static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch) > 48 * 1024)
     throw std::invalid_argument("tree_walk_groups: blocks of " + std::to_string(policy.block) +
                                 " threads need more than 48 KB of shared memory for the lists "
                                 "kernel (at most 224 threads)");
+  if ((kernel == GroupWalkKernel::lists7 || kernel == GroupWalkKernel::lists8) &&
+      policy.block > kListsOccupancyBlock)
+    throw std::invalid_argument("tree_walk_groups: blocks of " + std::to_string(policy.block) +
+                                " threads; the lists7 and lists8 kernels are built for at most " +
+                                std::to_string(kListsOccupancyBlock));
   return counted_launch(n_groups * 32, policy, "tree_walk_groups", counters, stream,
                         [&](unsigned blocks, unsigned long long* d_counts) {
-                          if (policy.group_kernel == GroupWalkKernel::lists) {
+                          if (lists) {
                             const std::size_t shared =
                                 static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch);
-                            tree_walk_lists_kernel<<<blocks, policy.block, shared, stream>>>(
-                                d_view, d_groups, d_group_order, n_groups, w, d_alpha,
-                                static_cast<float>(G), d_order, d_out, d_counts);
+                            const auto launch = [&](auto* k) {
+                              k<<<blocks, policy.block, shared, stream>>>(
+                                  d_view, d_kids, d_groups, d_group_order, n_groups, w, d_alpha,
+                                  static_cast<float>(G), d_order, d_out, d_counts);
+                            };
+                            if (kernel == GroupWalkKernel::lists7)
+                              launch(tree_walk_lists7_kernel);
+                            else if (kernel == GroupWalkKernel::lists8)
+                              launch(tree_walk_lists8_kernel);
+                            else
+                              launch(tree_walk_lists_kernel);
                           } else {
                             tree_walk_groups_kernel<<<blocks, policy.block, 0, stream>>>(
                                 d_view, d_groups, d_group_order, n_groups, w, d_alpha,
@@ -383,8 +441,8 @@ InteractionCounts DeviceTree::walk(WalkKind walk, const WalkParams<float>& w, co
     }
     TreePolicy policy;
     policy.group_kernel = group_walk_kernel();
-    return tree_walk_groups(view_, groups_.data(), h_groups_.size(), w, d_alpha, G, d_order, d_out,
-                            counters, stream, policy, order);
+    return tree_walk_groups(view_, children_.data(), groups_.data(), h_groups_.size(), w, d_alpha,
+                            G, d_order, d_out, counters, stream, policy, order);
   }
   return tree_walk(view_, w, d_alpha, G, d_order, d_out, counters, stream);
 }

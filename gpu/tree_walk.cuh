@@ -25,6 +25,7 @@
 #include "tree/tree_view.hpp"
 #include "tree/walk_box.hpp"
 #include "tree/walk_particle.hpp"
+#include "tree/walk_warp.hpp"
 
 namespace hoshi::gpu {
 
@@ -59,7 +60,8 @@ class DeviceTree {
   // Copies t's nodes and particles to the device (stream-ordered; returns before the copy ends).
   void upload(const TreeView& t, cudaStream_t stream = nullptr);
   // Copies only the nodes, with the particles already on the device (device-resident
-  // stepping: the sorted particles are gathered there).
+  // stepping: the sorted particles are gathered there). Both also build the nodes' child
+  // table on the device (the lists kernel's; 32 B per node, one kernel).
   void upload_nodes(const TreeView& t, cudaStream_t stream = nullptr);
   // The group mode's groups: make_groups of the host nodes (kCudaGroupSize particles at most).
   void upload_groups(const std::vector<TreeNode>& nodes, cudaStream_t stream = nullptr);
@@ -74,12 +76,14 @@ class DeviceTree {
   DeviceBuffer<double>& y() { return y_; }
   DeviceBuffer<double>& z() { return z_; }
   DeviceBuffer<double>& m() { return m_; }
+  const DeviceBuffer<NodeChildren>& children() const { return children_; }
   std::size_t bytes() const {
-    return nodes_.bytes() + x_.bytes() + y_.bytes() + z_.bytes() + m_.bytes();
+    return nodes_.bytes() + children_.bytes() + x_.bytes() + y_.bytes() + z_.bytes() + m_.bytes();
   }
 
  private:
   DeviceBuffer<TreeNode> nodes_;
+  DeviceBuffer<NodeChildren> children_;
   DeviceBuffer<double> x_, y_, z_, m_;
   std::vector<Group> h_groups_;
   DeviceBuffer<Group> groups_;
@@ -99,12 +103,14 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
 // particle once: make_groups), every target summing the nodes accepted for its group's box with
 // the group's smallest d_alpha_a: every lane walking the box (policy.group_kernel lanes,
 // tree/walk_box.hpp) or the warp building and summing the interaction lists together (lists,
-// tree/walk_warp.hpp). Warp w takes group d_group_order[w] (a permutation of the
+// tree/walk_warp.hpp, which reads the opened nodes' children from d_kids, the tree's child
+// table; the lanes kernel ignores it). Warp w takes group d_group_order[w] (a permutation of the
 // groups: GroupSchedule), or group w without one. Otherwise as tree_walk.
-InteractionCounts tree_walk_groups(const TreeView& d_view, const Group* d_groups,
-                                   std::size_t n_groups, const WalkParams<float>& w,
-                                   const float* d_alpha, double G, const std::uint32_t* d_order,
-                                   float4* d_out, DeviceBuffer<unsigned long long>& counters,
+InteractionCounts tree_walk_groups(const TreeView& d_view, const NodeChildren* d_kids,
+                                   const Group* d_groups, std::size_t n_groups,
+                                   const WalkParams<float>& w, const float* d_alpha, double G,
+                                   const std::uint32_t* d_order, float4* d_out,
+                                   DeviceBuffer<unsigned long long>& counters,
                                    cudaStream_t stream = nullptr, const TreePolicy& policy = {},
                                    const std::uint32_t* d_group_order = nullptr);
 

@@ -20,7 +20,8 @@
 #   and/or 4, "p" for the prefetching tile schedule)
 #   GPU_CHECK_WALKS=particle,group,lists GPU_CHECK_REPEATS=5 override the sweep (0:0 skips one;
 #   the tree and the step are timed per walk: the per-particle kernel, and the group mode (a warp
-#   per group) with its lanes kernel and with its lists kernel, tree/walk_warp.hpp).
+#   per group) with its lanes kernel and with its lists kernel, tree/walk_warp.hpp; lists7 and
+#   lists8 add the lists kernel built for 7 and 8 blocks per SM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-check}

@@ -13,7 +13,8 @@
 #
 # usage: scripts/gpu-profile.sh      (PROFILE_N=1048576 PROFILE_THREADS="1 4 16"
 #                                    PROFILE_KERNELS="tree_walk_kernel tree_walk_groups_kernel
-#                                                     tree_walk_lists_kernel"
+#                                                     tree_walk_lists_kernel" (also
+#                                                     tree_walk_lists7_kernel, ..._lists8_...)
 #                                    (or none) PROFILE_DIRECT="" PROFILE_DIRECT_N=262144)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ if [ -n "$ncu" ]; then
     case $kernel in
       none) continue ;;  # PROFILE_KERNELS=none: no tree kernel
       tree_walk_kernel) walk=particle ;;
-      tree_walk_lists_kernel) walk=lists ;;
+      tree_walk_lists*_kernel) walk=${kernel#tree_walk_} walk=${walk%_kernel} ;;  # lists, lists7, lists8
       *) walk=group ;;
     esac
     # The third launch of the kernel: after the bootstrap's barnes94 walk and the first

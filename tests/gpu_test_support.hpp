@@ -46,12 +46,14 @@ inline bool cuda_required() {
 // the previous one after it; nothing without CUDA.
 class GroupKernelScope {
  public:
-  enum Kernel { lanes, lists };
+  enum Kernel { lanes, lists, lists7, lists8 };
   explicit GroupKernelScope(Kernel k) {
 #ifdef HOSHI_HAVE_CUDA
     before_ = gpu::group_walk_kernel();
-    gpu::set_group_walk_kernel(k == lists ? gpu::GroupWalkKernel::lists
-                                          : gpu::GroupWalkKernel::lanes);
+    gpu::set_group_walk_kernel(k == lists    ? gpu::GroupWalkKernel::lists
+                               : k == lists7 ? gpu::GroupWalkKernel::lists7
+                               : k == lists8 ? gpu::GroupWalkKernel::lists8
+                                             : gpu::GroupWalkKernel::lanes);
 #else
     (void)k;
 #endif

@@ -182,6 +182,41 @@ TEST(CudaTree, FirstRelativeCallBootstrapsLikeTheCpu) {
   EXPECT_NEAR(static_cast<double>(sg.pc), static_cast<double>(sc.pc), 1e-3 * sc.pc + 1);
 }
 
+// The lists kernel built for 7 and 8 blocks per SM (fewer registers, spills) is the same code:
+// the same PTX arithmetic, only the register allocation differs, so bit for bit the same forces
+// and counts as the lists kernel.
+TEST(CudaTree, ListsOccupancyVariantsAreBitForBitTheListsKernel) {
+  HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
+  using testing_support::GroupKernelScope;
+  const TreeCase c{Criterion::relative, 2, Softening::plummer, 0.01, WalkKind::group, true};
+  ParticleSet p = make_plummer(3000, 33);
+  ParticleSet ref = p;
+  direct_reference(ref, 1.0, c.softening, c.eps);
+  p.ax = ref.ax;  // |a_old| for the relative criterion
+  p.ay = ref.ay;
+  p.az = ref.az;
+  ParticleSet base = p;
+  ForceStats sb;
+  {
+    const GroupKernelScope kernel(GroupKernelScope::lists);
+    sb = make_solver(tree_config(Backend::cuda, c), p.size())->compute(base);
+  }
+  for (GroupKernelScope::Kernel k : {GroupKernelScope::lists7, GroupKernelScope::lists8}) {
+    SCOPED_TRACE(k == GroupKernelScope::lists7 ? "lists7" : "lists8");
+    const GroupKernelScope kernel(k);
+    ParticleSet q = p;
+    const ForceStats s = make_solver(tree_config(Backend::cuda, c), q.size())->compute(q);
+    EXPECT_EQ(s.pp, sb.pp);
+    EXPECT_EQ(s.pc, sb.pc);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      ASSERT_EQ(q.ax[i], base.ax[i]) << i;
+      ASSERT_EQ(q.ay[i], base.ay[i]) << i;
+      ASSERT_EQ(q.az[i], base.az[i]) << i;
+      ASSERT_EQ(q.pot[i], base.pot[i]) << i;
+    }
+  }
+}
+
 TEST(CudaTree, DegenerateInputs) {
   HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
   const TreeCase c{Criterion::barnes94, 2};

@@ -254,6 +254,36 @@ TEST_F(WalkWarp, StackBoundAndFallbackToTheBoxWalk) {
   }
 }
 
+// The child table the walk reads instead of the `next` chains: node i's children in pre-order,
+// zeros after them, none for a leaf, and every node but the root the child of exactly one.
+TEST_F(WalkWarp, ChildTableListsEveryNodesChildrenInOrder) {
+  const ParticleSet& ref = reference(Softening::plummer, 0.01);
+  for (int n_leaf : {1, 16}) {
+    SCOPED_TRACE("n_leaf " + std::to_string(n_leaf));
+    const WalkSetup s =
+        make_setup(*p_, ref, {Criterion::barnes94, 2, Softening::plummer, 0.01, n_leaf, 32});
+    const TreeView t = s.tree.view();
+    const std::vector<NodeChildren> kids = child_table(t);
+    ASSERT_EQ(kids.size(), t.n_nodes);
+    std::vector<int> parents(t.n_nodes, 0);
+    std::uint32_t most = 0;
+    for (std::uint32_t i = 0; i < t.n_nodes; ++i) {
+      std::vector<std::uint32_t> chain;
+      if (t.nodes[i].first_child != 0)
+        for (std::uint32_t c = i + 1; c < t.nodes[i].next; c = t.nodes[c].next) chain.push_back(c);
+      ASSERT_LE(chain.size(), 8u) << "node " << i;
+      ASSERT_EQ(child_count(kids[i]), chain.size()) << "node " << i;
+      for (std::size_t k = 0; k < 8; ++k)
+        ASSERT_EQ(kids[i].c[k], k < chain.size() ? chain[k] : 0u) << "node " << i << " slot " << k;
+      for (std::uint32_t c : chain) ++parents[c];
+      most = std::max<std::uint32_t>(most, static_cast<std::uint32_t>(chain.size()));
+    }
+    EXPECT_EQ(parents[0], 0);
+    for (std::uint32_t i = 1; i < t.n_nodes; ++i) ASSERT_EQ(parents[i], 1) << "node " << i;
+    EXPECT_EQ(most, 8u);  // full nodes occur, so the table's width is exercised
+  }
+}
+
 // One particle and two particles: the root is a leaf, the self pair masked.
 TEST_F(WalkWarp, TinyTrees) {
   for (std::size_t n : {1u, 2u, 33u}) {
@@ -339,6 +369,7 @@ TEST_F(WalkWarp, OnlySyncOrdersTheScratchAsOnTheDevice) {
     const TreeView t = s.tree.view();
     const WalkParams<float> w = make_walk_params<float>(c.criterion, c.order, c.softening, c.eps);
     const std::vector<Group> groups = make_groups(s.tree.nodes, c.n_group);
+    const std::vector<NodeChildren> kids = child_table(t);
     std::size_t walks = 0;
     for (std::size_t gi = 0; gi < groups.size(); gi += 11) {  // every eleventh group
       const Group& g = groups[gi];
@@ -351,12 +382,12 @@ TEST_F(WalkWarp, OnlySyncOrdersTheScratchAsOnTheDevice) {
         HostWarp::Var<LaneTarget> seq, weak;
         host.each([&](int l) { seq[l] = weak[l] = lane_target(t, box, g.begin, k0, g.end, l); });
         auto scratch = std::make_unique<WarpScratch>();
-        ASSERT_TRUE(walk_group_warp(host, t, box, c.criterion, aa, w, g.begin, k0, *scratch,
-                                    kWarpStack, seq));
+        ASSERT_TRUE(walk_group_warp(host, t, kids.data(), box, c.criterion, aa, w, g.begin, k0,
+                                    *scratch, kWarpStack, seq));
         auto scratch2 = std::make_unique<WarpScratch>();
         WeakWarp warp(scratch2.get());
-        ASSERT_TRUE(walk_group_warp(warp, t, box, c.criterion, aa, w, g.begin, k0, *scratch2,
-                                    kWarpStack, weak));
+        ASSERT_TRUE(walk_group_warp(warp, t, kids.data(), box, c.criterion, aa, w, g.begin, k0,
+                                    *scratch2, kWarpStack, weak));
         EXPECT_EQ(warp.conflicts, 0u) << "group " << gi;
         host.each([&](int l) {
           EXPECT_EQ(weak[l].f.ax, seq[l].f.ax) << "group " << gi << " lane " << l;

@@ -99,6 +99,15 @@ WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const 
   return {pp, pc};
 }
 
+std::vector<NodeChildren> child_table(const TreeView& t) {
+  std::vector<NodeChildren> kids(t.n_nodes);
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(t.n_nodes);
+#pragma omp parallel for schedule(static)
+  for (std::ptrdiff_t i = 0; i < n; ++i)
+    kids[i] = node_children(t.nodes, static_cast<std::uint32_t>(i));
+  return kids;
+}
+
 WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                            double* ax, double* ay, double* az, double* pot, int stack_capacity,
                            std::uint64_t* fallbacks) {
@@ -107,6 +116,7 @@ WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const 
   if (t.n_nodes == 0) return {};
   const WalkParams<float> w = walk_params(cfg);
   const std::vector<Group> groups = make_groups(tree.nodes, cfg.n_group);
+  const std::vector<NodeChildren> kids = child_table(t);
   const std::ptrdiff_t ng = static_cast<std::ptrdiff_t>(groups.size());
   const int capacity = std::clamp(stack_capacity, 1, kWarpStack);
   std::uint64_t pp = 0, pc = 0, fell_back = 0;
@@ -122,8 +132,8 @@ WalkCounts walk_tree_warps(const Octree& tree, const TreeWalkConfig& cfg, const 
         HostWarp warp;
         HostWarp::Var<LaneTarget> tg;
         warp.each([&](int l) { tg[l] = lane_target(t, box, grp.begin, k0, grp.end, l); });
-        const bool done = walk_group_warp(warp, t, box, w.criterion, aa, w, grp.begin, k0, *scratch,
-                                          capacity, tg);
+        const bool done = walk_group_warp(warp, t, kids.data(), box, w.criterion, aa, w, grp.begin,
+                                          k0, *scratch, capacity, tg);
         fell_back += !done;
         warp.each([&](int l) {
           const std::uint64_t k = k0 + static_cast<std::uint64_t>(l);

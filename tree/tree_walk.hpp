@@ -113,6 +113,10 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
 WalkCounts walk_tree_boxes(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
                            double* ax, double* ay, double* az, double* pot);
 
+// Every node's children (walk_warp.hpp, NodeChildren), for the lists kernel's walk: element i
+// is node_children(t.nodes, i). OpenMP over the nodes.
+std::vector<NodeChildren> child_table(const TreeView& t);
+
 // The CPU mirror of the CUDA group mode's lists kernel (walk_warp.hpp): the groups of
 // walk_tree_boxes, each walked once by a (host) warp for 32 targets at a time, the same
 // interaction sets as walk_tree_boxes in another order. A walk that would need more than

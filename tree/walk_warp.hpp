@@ -75,6 +75,31 @@ inline constexpr std::uint32_t kStackHeadroom = 7 * (kMortonMaxLevel + 1) + 8;
 static_assert(kWarpStack > static_cast<int>(kStackHeadroom) + kWarpLanes * 8,
               "the stack holds a full batch above the headroom");
 
+// The children of a node, up to 8 (an octree's), 0 after the last (the root is nobody's
+// child): the walk reads an opened node's children from here, 32 bytes, one load per lane,
+// instead of following the chain of `next` links through the children (up to 8 dependent node
+// loads, and again to push them). One per node, built for a tree by child_table (host,
+// tree_walk.hpp) or on the device (gpu/tree_walk.cu), both with node_children.
+struct alignas(32) NodeChildren {
+  std::uint32_t c[8];
+};
+
+// Node i's children in pre-order (first_child, then along `next` until i's own next).
+HOSTDEV inline NodeChildren node_children(const TreeNode* nodes, std::uint32_t i) {
+  NodeChildren r{};
+  const TreeNode& n = nodes[i];
+  int k = 0;
+  for (std::uint32_t c = n.first_child; c != 0 && c < n.next && k < 8; c = nodes[c].next)
+    r.c[k++] = c;
+  return r;
+}
+
+HOSTDEV inline std::uint32_t child_count(const NodeChildren& ch) {
+  std::uint32_t k = 0;
+  for (int j = 0; j < 8; ++j) k += ch.c[j] != 0;
+  return k;
+}
+
 // A warp's shared scratch.
 struct WarpScratch {
   std::uint32_t stack[kWarpStack];
@@ -166,15 +191,17 @@ HOSTDEV inline void sum_particles(const ParticleSource* p, const std::int32_t* s
 }
 
 // The warp's walk for the targets [k0, k0 + 32) held in tg (lane_target) of the group that
-// starts at group_begin, with box b; adds their sums and counts to tg.f. Returns false, with the
-// sums partial, when the stack would need more than stack_capacity (<= kWarpStack) entries.
-// An opened node's children are followed twice (counted, then pushed after the prefix sum of
-// the counts has placed them): cheaper than holding up to 8 indices per lane in registers.
+// starts at group_begin, with box b; adds their sums and counts to tg.f. kids: the tree's
+// child_table. Returns false, with the sums partial, when the stack would need more than
+// stack_capacity (<= kWarpStack) entries. An opened node's children are read twice (counted,
+// then pushed after the prefix sum of the counts has placed them; the second read hits the
+// cache): cheaper than holding up to 8 indices per lane in registers.
 template <class W>
-HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& b,
-                                    Criterion criterion, double alpha_a, const WalkParams<float>& w,
-                                    std::uint64_t group_begin, std::uint64_t k0, WarpScratch& s,
-                                    int stack_capacity, typename W::template Var<LaneTarget>& tg) {
+HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const NodeChildren* kids,
+                                    const GroupBox& b, Criterion criterion, double alpha_a,
+                                    const WalkParams<float>& w, std::uint64_t group_begin,
+                                    std::uint64_t k0, WarpScratch& s, int stack_capacity,
+                                    typename W::template Var<LaneTarget>& tg) {
   using U32 = std::uint32_t;
   enum : int { kNone, kCell, kLeaf, kOpen };
   const double dmin2 = box_min_cell_d2(b);
@@ -215,9 +242,7 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& 
           n_leaf[l] = static_cast<U32>(n.end - n.begin);
         } else {
           kind[l] = kOpen;
-          U32 count = 0;
-          for (U32 c = n.first_child; c < n.next; c = t.nodes[c].next) ++count;
-          n_children[l] = count;
+          n_children[l] = child_count(kids[i]);
         }
       }
       is_cell[l] = kind[l] == kCell;
@@ -231,9 +256,9 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const GroupBox& 
     if (sp + n_push > U32(stack_capacity)) return false;
     warp.each([&](int l) {
       if (kind[l] != kOpen) return;
-      const TreeNode& n = t.nodes[node[l]];
-      U32 pos = sp + push_at[l];
-      for (U32 c = n.first_child; c < n.next; c = t.nodes[c].next) s.stack[pos++] = c;
+      const NodeChildren ch = kids[node[l]];
+      const U32 pos = sp + push_at[l];
+      for (U32 c = 0; c < n_children[l]; ++c) s.stack[pos + c] = ch.c[c];
     });
     sp += n_push;
 
