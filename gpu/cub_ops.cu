@@ -46,6 +46,18 @@ struct Potential {
   }
 };
 
+struct Acceleration2 {
+  const float4* acc;
+  __host__ __device__ double operator()(std::int64_t i) const {
+    const double ax = acc[i].x, ay = acc[i].y, az = acc[i].z;
+    return ax * ax + ay * ay + az * az;
+  }
+};
+
+struct Max {
+  __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
+};
+
 template <class Op>
 double device_sum(Op op, std::size_t n, CubTemp& temp, cudaStream_t stream) {
   if (n == 0) return 0.0;
@@ -89,6 +101,22 @@ double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz
 double potential_energy(const double* d_m, const float4* d_acc, std::size_t n, CubTemp& temp,
                         cudaStream_t stream) {
   return device_sum(Potential{d_m, d_acc}, n, temp, stream);
+}
+
+double max_acceleration2(const float4* d_acc, std::size_t n, CubTemp& temp, cudaStream_t stream) {
+  if (n == 0) return 0.0;
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                            Acceleration2{d_acc});
+  DeviceBuffer<double> d_out(1);
+  std::size_t bytes = 0;
+  const auto nn = static_cast<std::int64_t>(n);
+  HOSHI_CUDA_CHECK(
+      cub::DeviceReduce::Reduce(nullptr, bytes, in, d_out.data(), nn, Max{}, 0.0, stream));
+  HOSHI_CUDA_CHECK(
+      cub::DeviceReduce::Reduce(temp.get(bytes), bytes, in, d_out.data(), nn, Max{}, 0.0, stream));
+  double h = 0;
+  d_out.download(&h, 1, stream);
+  return h;
 }
 
 void sort_pairs(const std::uint64_t* d_keys_in, std::uint64_t* d_keys_out,

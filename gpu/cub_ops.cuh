@@ -29,6 +29,12 @@ double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz
 double potential_energy(const double* d_m, const float4* d_acc, std::size_t n, CubTemp& temp,
                         cudaStream_t stream = nullptr);
 
+// max_i |a_i|^2 over the .x, .y, .z of d_acc, summed in double as the host's
+// max_acceleration2 does (the squares of floats are exact in double, so the result is the
+// host's bit for bit); 0 for n = 0.
+double max_acceleration2(const float4* d_acc, std::size_t n, CubTemp& temp,
+                         cudaStream_t stream = nullptr);
+
 // Sorts (keys, values) by key with CUB's device radix sort over the low `end_bit` bits.
 // Results in d_keys_out, d_values_out; inputs unchanged.
 void sort_pairs(const std::uint64_t* d_keys_in, std::uint64_t* d_keys_out,

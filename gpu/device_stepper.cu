@@ -292,6 +292,11 @@ DeviceEnergies DeviceStepper::energies() {
   return e;
 }
 
+double DeviceStepper::max_acceleration2() {
+  Impl& s = *impl_;
+  return gpu::max_acceleration2(s.acc.data(), s.n, s.temp);
+}
+
 void DeviceStepper::download(ParticleSet& p) const {
   const Impl& s = *impl_;
   const std::size_t n = s.n;

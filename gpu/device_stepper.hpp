@@ -47,6 +47,10 @@ class DeviceStepper {
   void kick(double dt);   // v += a dt
   void drift(double dt);  // x += v dt
   DeviceEnergies energies();
+  // max |a|^2 (G included) of the last compute_forces(), reduced on the device (8 bytes cross
+  // PCIe): the host's max_acceleration2 of the downloaded set, bit for bit; for the adaptive
+  // step (adaptive_dt_from).
+  double max_acceleration2();
   // Copies x, v, a and pot into p (resized to size(); ids and masses are written too).
   void download(ParticleSet& p) const;
   // Seconds spent in kick and drift so far ("kick", "drift"; CUDA events).

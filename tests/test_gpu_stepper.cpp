@@ -8,6 +8,7 @@
 
 #include "gpu_test_support.hpp"
 #include "ic/ic.hpp"
+#include "integrator/leapfrog.hpp"
 #include "run/simulation.hpp"
 #include "solver/solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
@@ -173,6 +174,12 @@ TEST_P(Stepper, EnergiesAreTheHostSums) {
   // and the softening (eps = 0.02 shallows W by ~ eps / a ~ 3%).
   EXPECT_NEAR(e.kinetic, 0.25, 5 / std::sqrt(double(n)) * 0.25);
   EXPECT_NEAR(e.potential, -0.5, 0.05 + 5 / std::sqrt(double(n)) * 0.5);
+  // The adaptive step's max |a|^2: the squares of the float components are exact in double and
+  // summed in the host's order, and max is exact, so the device reduction is the host's bit for
+  // bit.
+  const double a2 = s.max_acceleration2();
+  EXPECT_EQ(a2, max_acceleration2(d));
+  EXPECT_GT(a2, 0.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Solvers, Stepper,
@@ -212,6 +219,32 @@ TEST_P(Stepper, RunLoopStepsOnTheDevice) {
   EXPECT_NEAR(rg.final.total, rc.final.total, 1e-5 * std::abs(rc.final.total));
   EXPECT_NEAR(rg.final.kinetic, rc.final.kinetic, 1e-5 * rc.final.kinetic);
   // The particle set holds the final state (synchronised from the device).
+  for (std::size_t i = 0; i < pg.size(); i += 97) EXPECT_NEAR(pg.x[i], pc.x[i], 1e-5);
+}
+
+TEST_P(Stepper, AdaptiveRunLoopStepsOnTheDevice) {
+  // run_simulation with --eta (the global adaptive step, max|a| reduced on the device) against
+  // the same run on the CPU float solver, as RunLoopStepsOnTheDevice: forces ~1e-6 apart, so the
+  // steps (dt = eta sqrt(eps / max|a|)) ~1e-6 apart too; the step counts may differ by one at
+  // an output time or t_end, the energies by far less than the integrator's error.
+  if (GetParam().walk == WalkKind::group)
+    GTEST_SKIP() << "no CPU run loop with the group mode's interaction sets";
+  RunConfig cfg;
+  cfg.t_end = 0.25;
+  cfg.eta = 0.05;  // dt ~ 0.05 sqrt(0.02 / max|a|) ~ 5e-3: ~50 steps
+  cfg.output_every = 0.125;
+  cfg.quiet = true;
+  cfg.solver = config(GetParam());
+  ParticleSet pg = make_plummer(1024, 45), pc = pg;
+  const RunResult rg = run_simulation(pg, cfg, nullptr);
+  cfg.solver.backend = Backend::cpu;
+  const RunResult rc = run_simulation(pc, cfg, nullptr);
+  EXPECT_TRUE(rg.device_resident);
+  EXPECT_FALSE(rc.device_resident);
+  EXPECT_GT(rc.steps, 20u);
+  EXPECT_NEAR(static_cast<double>(rg.steps), static_cast<double>(rc.steps), 1.0);
+  EXPECT_NEAR(rg.time, cfg.t_end, 1e-12);
+  EXPECT_NEAR(rg.final.total, rc.final.total, 1e-5 * std::abs(rc.final.total));
   for (std::size_t i = 0; i < pg.size(); i += 97) EXPECT_NEAR(pg.x[i], pc.x[i], 1e-5);
 }
 

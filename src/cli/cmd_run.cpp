@@ -569,9 +569,9 @@ int cmd_run(int argc, char** argv) {
       return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
     };
     std::cout << (cfg.quiet ? "" : "\n") << "solver " << res.solver_name << " (" << res.backend_name
-              << "), " << res.steps << " steps to t = " << res.time << "; " << cfg.out_dir
-              << "/: energy.csv, " << kCheckpointName << ", "
-              << count(outputs.snapshots_written, "snapshot") << ", "
+              << (res.device_resident ? ", device-resident" : "") << "), " << res.steps
+              << " steps to t = " << res.time << "; " << cfg.out_dir << "/: energy.csv, "
+              << kCheckpointName << ", " << count(outputs.snapshots_written, "snapshot") << ", "
               << count(outputs.frames_written, "frame") << "\n";
     std::cout << "relative energy error " << res.rel_energy_error << "\n";
     if (!cfg.quiet) print_timing(res);

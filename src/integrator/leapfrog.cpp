@@ -27,15 +27,23 @@ void drift(ParticleSet& p, double dt) {
   }
 }
 
+double max_acceleration2(const ParticleSet& p) {
+  double a2max = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    a2max = std::max(a2max, p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i]);
+  return a2max;
+}
+
 double adaptive_dt(const ParticleSet& p, double eta, double eps) {
+  return adaptive_dt_from(max_acceleration2(p), eta, eps);
+}
+
+double adaptive_dt_from(double a2max, double eta, double eps) {
   if (!(eta > 0))
     throw std::invalid_argument("invalid --eta " + std::to_string(eta) + " (must be > 0)");
   if (!(eps > 0))
     throw std::invalid_argument(
         "the adaptive step dt = eta sqrt(eps/max|a|) needs --softening > 0");
-  double a2max = 0;
-  for (std::size_t i = 0; i < p.size(); ++i)
-    a2max = std::max(a2max, p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i]);
   if (a2max == 0) return std::numeric_limits<double>::infinity();
   return eta * std::sqrt(eps / std::sqrt(a2max));
 }

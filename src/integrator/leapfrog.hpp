@@ -15,6 +15,10 @@ void drift(ParticleSet& p, double dt);
 // breaks the symplectic property: energy errors then random-walk instead of staying bounded.
 // Requires eps > 0 and eta > 0; returns +inf when every acceleration is 0.
 double adaptive_dt(const ParticleSet& p, double eta, double eps);
+// The same from max|a|^2 (max_acceleration2 here, or DeviceStepper's on the device).
+double adaptive_dt_from(double a2max, double eta, double eps);
+// max over the set of ax^2 + ay^2 + az^2 (0 for an empty set).
+double max_acceleration2(const ParticleSet& p);
 
 class Leapfrog {
  public:

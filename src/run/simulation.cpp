@@ -78,14 +78,15 @@ void log_line(std::ostream* log, std::size_t step, double t, const Diagnostics& 
   *log << buf << "\n" << std::flush;
 }
 
-// The run loop's integrator: the host leapfrog over any solver or, for a CUDA solver at a
-// fixed step, device-resident stepping (gpu/device_stepper.hpp: the state stays on the device,
-// `p` is brought up to date by sync() at output times and at the end).
+// The run loop's integrator: the host leapfrog over any solver or, for a CUDA solver,
+// device-resident stepping (gpu/device_stepper.hpp: the state stays on the device, `p` is
+// brought up to date by sync() at output times and at the end; the adaptive step's max|a| is
+// reduced there).
 class Stepper {
  public:
   Stepper(GravitySolver& solver, const RunConfig& cfg, ParticleSet& p) : lf_(solver), p_(p) {
 #ifdef HOSHI_HAVE_CUDA
-    if (solver.backend() == "cuda" && cfg.eta == 0) {
+    if (solver.backend() == "cuda") {
       SolverConfig sc = cfg.solver;  // "auto" settings: resolved for CUDA by the stepper
       sc.solver = solver.name() == "direct" ? SolverKind::direct : SolverKind::tree;
       device_ = std::make_unique<gpu::DeviceStepper>(sc, p);
@@ -93,6 +94,13 @@ class Stepper {
 #else
     (void)cfg;
 #endif
+  }
+  // max |a|^2 of the current state, for the adaptive step.
+  double max_acceleration2() {
+#ifdef HOSHI_HAVE_CUDA
+    if (device_) return device_->max_acceleration2();
+#endif
+    return hoshi::max_acceleration2(p_);
   }
   ForceStats initialise() {
 #ifdef HOSHI_HAVE_CUDA
@@ -155,6 +163,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.solver_name = solver->name();
   res.backend_name = solver->backend();
   Stepper lf(*solver, cfg, p);
+  res.device_resident = lf.on_device();
   const RunStart* start = cfg.start;
   EnergyLog elog(cfg.out_dir, start != nullptr);
   std::ostream* line = cfg.quiet ? nullptr : log;
@@ -198,7 +207,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   while (go_on && t < cfg.t_end - tiny) {
     double dt;
     if (cfg.eta > 0) {
-      dt = adaptive_dt(p, cfg.eta, cfg.solver.eps);
+      dt = adaptive_dt_from(lf.max_acceleration2(), cfg.eta, cfg.solver.eps);
       dt = std::min({dt, next_output - t, cfg.t_end - t});
     } else {
       dt = std::min(cfg.dt, cfg.t_end - t);

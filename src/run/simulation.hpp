@@ -61,9 +61,10 @@ struct RunResult {
   double rel_energy_error = 0;  // (E_final - E_0) / |E_0|
   PhaseTimes seconds;           // accumulated solver phases plus "integrate", "io"
   std::string solver_name, backend_name;
-  double e0 = 0;             // initial total energy
-  double next_output = 0;    // pending energy.csv output time
-  bool interrupted = false;  // the observer ended the run before t_end
+  bool device_resident = false;  // stepped on the device (gpu::DeviceStepper)
+  double e0 = 0;                 // initial total energy
+  double next_output = 0;        // pending energy.csv output time
+  bool interrupted = false;      // the observer ended the run before t_end
 };
 
 // Validates cfg (std::invalid_argument naming the bad value).
