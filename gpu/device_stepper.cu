@@ -129,7 +129,8 @@ struct DeviceStepper::Impl {
     // host build
     sw.restart();
     build_octree(h_keys.data(), n, cube, c.tree.n_leaf, nodes);
-    compute_multipoles(nodes, h_x.data(), h_y.data(), h_z.data(), h_m.data(), used, c.tree.theta);
+    compute_multipoles(nodes, h_x.data(), h_y.data(), h_z.data(), h_m.data(), used, c.tree.theta,
+                       cell_kernel_radius(c.softening, c.eps));
     if (c.eps == 0)
       require_no_coincident(h_keys.data(), h_order.data(), h_x.data(), h_y.data(), h_z.data(), n,
                             ids);

@@ -682,6 +682,56 @@ TEST_P(TreeForcesOn, TwoClustersFarApart) {
   EXPECT_LT(e.p(0.99), 3e-3);
 }
 
+// The spline kernel is softened within h = 2.8 eps and its cell terms are unsoftened, so no
+// node with a particle within h of the target may be used as a cell (octree.hpp,
+// kernel_radius). A target 1 away from a tight clump, eps = 1 (h = 2.8): every pair is inside
+// h, so every node is opened and the tree is the float direct sum (before the guard the
+// clump was a point mass to the target and to itself: errors up to 1e6). A Plummer sphere at
+// eps = 0.1, comparable to its interparticle distance: the spline's errors are bounded like
+// the Plummer kernel's (before: p99 8e-2 against 7e-3 at N = 20000).
+TEST_P(TreeForcesOn, SplineCellsStayBeyondTheKernelRadius) {
+  ParticleSet clump;
+  clump.push_back(0, 0, 0, 0, 0, 0, 1.0 / 401, 0);
+  Random rng(9);
+  for (int i = 1; i <= 400; ++i)
+    clump.push_back(1 + 0.005 * rng.normal(), 0.005 * rng.normal(), 0.005 * rng.normal(), 0, 0, 0,
+                    1.0 / 401, static_cast<std::uint64_t>(i));
+  TreeConfig c = tree_config(0.5, 2, GetParam());
+  c.softening = Softening::spline;
+  c.eps = 1.0;
+  {
+    ParticleSet p = clump;
+    const ForceStats st = compute(c, p);
+    EXPECT_EQ(st.pc, 0u);
+    ParticleSet ref = clump;
+    direct_reference(ref, 1.0, Softening::spline, c.eps);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      const double a =
+          std::sqrt(ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i]);
+      // float round-off of 401 terms (the clump's own forces nearly cancel: relative to the
+      // largest term, 1 / h^2 in size)
+      const double tol = 1e-5 * (a + 1.0 / (2.8 * 2.8));
+      EXPECT_NEAR(p.ax[i], ref.ax[i], tol) << i;
+      EXPECT_NEAR(p.pot[i], ref.pot[i], 1e-5 * std::abs(ref.pot[i])) << i;
+    }
+  }
+  ParticleSet sphere = make_plummer(3000, 10);
+  const auto targets = random_targets(sphere.size(), 3000, 2);
+  Errors e[2];
+  for (int k = 0; k < 2; ++k) {
+    const Softening kernel = k == 0 ? Softening::plummer : Softening::spline;
+    ParticleSet p = sphere;
+    ForceArrays ref;
+    direct_reference(p, 1.0, kernel, 0.1, targets, ref);
+    TreeConfig ck = tree_config(0.5, 2, GetParam());
+    ck.softening = kernel;
+    ck.eps = 0.1;
+    e[k] = tree_errors(p, ck, targets, ref);
+  }
+  EXPECT_LT(e[1].p(0.99), 2 * e[0].p(0.99) + 1e-4);
+  EXPECT_LT(e[1].p(0.99), 1e-2);
+}
+
 TEST_P(TreeForcesOn, SmallClusterInHugeBoxIsAsAccurateAsAlone) {
   // A cluster of size 1e-6 (300 particles) inside a box of size 1e3 with 2000 field
   // particles. Positions enter the float kernels relative to the target or group centre,

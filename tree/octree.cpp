@@ -474,7 +474,7 @@ void store(TreeNode& n, const Moments& r) {
   n.qzz = quad_float(r.qzz);
 }
 
-void set_critical_radius(TreeNode& n, Criterion criterion, double theta) {
+void set_critical_radius(TreeNode& n, Criterion criterion, double theta, double kernel_radius) {
   const double dx = n.com_x - n.cx, dy = n.com_y - n.cy, dz = n.com_z - n.cz;
   const double delta = std::sqrt(dx * dx + dy * dy + dz * dz);
   // Guard: never accept a node from inside the sphere of radius b_max around its centre of
@@ -482,20 +482,32 @@ void set_critical_radius(TreeNode& n, Criterion criterion, double theta) {
   // that contains itself. It binds only for bh at theta > 1/sqrt(3), barnes94 at
   // theta > 2/sqrt(3) and bmax at theta >= 1 (the known self-acceptance flaw of the plain
   // criteria, Salmon & Warren 1994). The factor covers the float rounding of b_max.
-  const double guard = static_cast<double>(n.b_max) * (1 + 1e-6);
+  // kernel_radius (the spline's h) widens it so that every particle of an accepted node is
+  // beyond h from every target, where the kernel, and so the unsoftened cell term, is exactly
+  // Newtonian; without it a node within h was used as a point mass of 1/r^2 force (errors of
+  // order 1 at eps comparable to the interparticle distance; Gadget-2 instead softens the
+  // monopole of such a node).
+  const double guard = static_cast<double>(n.b_max) * (1 + 1e-6) + kernel_radius;
   n.rcrit2 = std::max(mac_rcrit2(criterion, theta, n.side, delta, n.b_max), guard * guard);
 }
 
 }  // namespace
 
-void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta) {
+double cell_kernel_radius(Softening kernel, double eps) {
+  return kernel == Softening::spline ? spline_h_over_eps * eps : 0.0;
+}
+
+void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta,
+                        double kernel_radius) {
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(nodes.size());
 #pragma omp parallel for schedule(static)
-  for (std::ptrdiff_t i = 0; i < nn; ++i) set_critical_radius(nodes[i], criterion, theta);
+  for (std::ptrdiff_t i = 0; i < nn; ++i)
+    set_critical_radius(nodes[i], criterion, theta, kernel_radius);
 }
 
 void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
-                        const double* z, const double* m, Criterion criterion, double theta) {
+                        const double* z, const double* m, Criterion criterion, double theta,
+                        double kernel_radius) {
   const std::uint32_t nn = static_cast<std::uint32_t>(nodes.size());
   if (nn == 0) return;
   const auto mom_buf = std::make_unique_for_overwrite<Moments[]>(nn);
@@ -529,7 +541,7 @@ void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const dou
     TreeNode& n = nodes[i];
     store(n, mom[i]);
     n.b_max = static_cast<float>(bmax[i]);
-    set_critical_radius(n, criterion, theta);
+    set_critical_radius(n, criterion, theta, kernel_radius);
   };
   const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(roots.size());
 #pragma omp parallel for schedule(dynamic, 1)
@@ -596,7 +608,7 @@ void build_tree(const ParticleSet& p, const TreeBuildParams& params, Octree& t, 
 
   sw.restart();
   compute_multipoles(t.nodes, t.x.data(), t.y.data(), t.z.data(), t.m.data(), params.criterion,
-                     params.theta);
+                     params.theta, params.kernel_radius);
   times["moments"] += sw.seconds();
 }
 

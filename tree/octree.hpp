@@ -12,6 +12,7 @@
 #include "core/particle_set.hpp"
 #include "core/timer.hpp"
 #include "physics/mac.hpp"
+#include "physics/softening.hpp"
 #include "tree/tree_view.hpp"
 
 namespace hoshi {
@@ -52,14 +53,23 @@ void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const Boundin
 // geometric centre for a massless node), traceless quadrupole about the centre of mass
 // (leaves from their particles, parents from their children by the parallel-axis shift),
 // b_max (exact: farthest particle of the range) and rcrit2 = max(mac_rcrit2(criterion, theta,
-// side, |com - centre|, b_max), b_max^2 (1 + 1e-6)^2): the second term keeps every criterion
-// from accepting a node that contains the target. x, y, z, m are the sorted particles.
-// Parallel over subtrees.
+// side, |com - centre|, b_max), (b_max (1 + 1e-6) + kernel_radius)^2): the second term keeps
+// every criterion from accepting a node that contains the target, and, with kernel_radius the
+// softening kernel's support beyond which it is Newtonian (the spline's h; 0 for Plummer, whose
+// softening the cell terms carry), from accepting one with a particle within that radius of
+// the target, where the unsoftened cell terms would be wrong. x, y, z, m are the sorted
+// particles. Parallel over subtrees.
 void compute_multipoles(std::vector<TreeNode>& nodes, const double* x, const double* y,
-                        const double* z, const double* m, Criterion criterion, double theta);
+                        const double* z, const double* m, Criterion criterion, double theta,
+                        double kernel_radius = 0);
 
 // Recomputes only rcrit2 for another criterion or theta (moments unchanged).
-void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta);
+void set_critical_radii(std::vector<TreeNode>& nodes, Criterion criterion, double theta,
+                        double kernel_radius = 0);
+
+// The kernel_radius of compute_multipoles for a softening: the spline's h = 2.8 eps (exactly
+// Newtonian beyond it, and its cells unsoftened: multipole.hpp), 0 for Plummer.
+double cell_kernel_radius(Softening kernel, double eps);
 
 // A built tree: the sorted particle copies, the permutation and the nodes.
 struct Octree {
@@ -77,6 +87,7 @@ struct TreeBuildParams {
   int n_leaf = 16;
   Criterion criterion = Criterion::barnes94;
   double theta = 0.5;
+  double kernel_radius = 0;  // compute_multipoles' (cell_kernel_radius)
 };
 
 // All stages in order; each stage's seconds are added to `times`.

@@ -23,6 +23,7 @@ void build_tree_for(const SolverConfig& c, Criterion used, const ParticleSet& p,
   bp.n_leaf = c.tree.n_leaf;
   bp.criterion = used;
   bp.theta = c.tree.theta;
+  bp.kernel_radius = cell_kernel_radius(c.softening, c.eps);
   build_tree(p, bp, tree, times);
   if (c.eps == 0) require_no_coincident(tree, p);
 }

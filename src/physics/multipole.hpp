@@ -8,7 +8,9 @@
 //   a = M d / r^3 - Q.d / r^5 + (5/2) (d.Q.d) d / r^7.
 // Softening: r^2 is replaced by r^2 + eps^2 (Plummer) in every power, the usual choice for
 // cells, which the opening criteria keep far from the target (Springel 2005 sec. 3.1). The
-// spline kernel is Newtonian beyond 2.8 eps; callers pass eps2 = 0 for it.
+// spline kernel is Newtonian beyond h = 2.8 eps; callers pass eps2 = 0 for it, and the tree
+// accepts a node only when all its particles are beyond h from the target (the kernel_radius
+// of compute_multipoles, tree/octree.hpp), where the unsoftened terms are exact in form.
 #pragma once
 
 #include "physics/hostdev.hpp"
