@@ -216,7 +216,7 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
     put("UnitLength_in_cm", u.length_cm);
     put("UnitMass_in_g", u.mass_g);
     put("UnitVelocity_in_cm_per_s", u.velocity_cm_s);
-    put("GravityConstantInternal", u.G());
+    put("GravityConstantInternal", info.G > 0 ? info.G : u.G());
     if (u.physical) put("Time_GYR", time_gyr);
   }
   if (!info.state.empty()) {  // /RunState: what a checkpoint needs beyond the particles

@@ -31,6 +31,7 @@ struct SnapshotInfo {
   double redshift = 0;   // always 0 for hoshi's (non-cosmological) runs
   double box_size = 0;   // 0: not periodic
   UnitSystem units;      // written into /Units
+  double G = 0;          // the run's gravitational constant in these units (0: units.G())
   ParamList parameters;  // written into /Parameters
   ParamList state;       // run state of a checkpoint, written into /RunState when not empty
 };

@@ -120,7 +120,7 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
       write_hdf5_snapshot(path, p, info);
       return;
     case SnapshotFormat::tipsy:
-      write_tipsy(path, p, info.time, info.units);
+      write_tipsy(path, p, info.time, info.units, 0, info.G);
       return;
     case SnapshotFormat::gadget: {
       GadgetWriteOptions o;

@@ -159,13 +159,13 @@ TipsyData read_tipsy(const std::string& path) {
 }
 
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
-                 const UnitSystem& units, double eps) {
+                 const UnitSystem& units, double eps, double G_run) {
   if (p.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     throw std::invalid_argument(path + ": field nbodies: value " + std::to_string(p.size()) +
                                 " (tipsy counts are 32-bit; use HDF5)");
   // G = 1 units with the same length and mass units: v' = v / sqrt(G), t' = t sqrt(G),
   // phi' = phi / G.
-  const double G = units.G(), sg = std::sqrt(G);
+  const double G = G_run > 0 ? G_run : units.G(), sg = std::sqrt(G);
   const UnitSystem file_units = units_g1(units.length_cm, units.mass_g);
   const auto n = static_cast<std::int32_t>(p.size());
   write_stream_atomically(path, [&](std::ostream& s) {

@@ -47,9 +47,10 @@ TipsyData read_tipsy(const std::string& path);
 
 // Writes a standard big-endian tipsy file, all particles as dark matter (eps = `eps`, phi =
 // potential), converted from `units` to G = 1 units, plus PATH.param; both atomically.
-// `time` is in `units`.
+// `time` is in `units`; G: the run's gravitational constant in `units` (0: units.G(); a run
+// with -G other than its unit system's).
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
-                 const UnitSystem& units, double eps = 0.0);
+                 const UnitSystem& units, double eps = 0.0, double G = 0.0);
 
 // True when the first 32 bytes (`header`) look like a tipsy header in either byte order and
 // the record sizes match `file_size`.

@@ -250,6 +250,36 @@ TEST(IoRun, GravitationalConstantScalesTheModelAndSurvivesRestarts) {
   expect_same_particles(read_hdf5_snapshot(a + "/checkpoint.hdf5").particles,
                         read_hdf5_snapshot(b + "/checkpoint.hdf5").particles);
   EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  // The snapshots name the G behind their potentials and accelerations.
+  const SnapshotData c = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  ASSERT_NE(find_param(c.info.parameters, "G"), nullptr);
+  EXPECT_EQ(to_string(*find_param(c.info.parameters, "G")), "2");
+  ASSERT_NE(find_param(c.info.parameters, "GravityConstantInternal"), nullptr);
+  EXPECT_EQ(to_string(*find_param(c.info.parameters, "GravityConstantInternal")), "2");
+}
+
+TEST(IoRun, GalaxyUnitsSurviveRestarts) {
+  // --units galaxy without -G: G is the unit system's 43007.1. The snapshots store that G (they
+  // stored the option's default 1, which a restart passed back as -G 1: the continued run had
+  // G = 1 and its energy error jumped to 2).
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  const std::string run =
+      "run --ic plummer -n 64 --dt 1e-4 --output-every 0.001 --solver direct --quiet --units "
+      "galaxy ";
+  ASSERT_EQ(hoshi(run + "--t-end 0.002 --out " + a, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi(run + "--t-end 0.001 --out " + b, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.002", log), 0) << test::read_all(log);
+  expect_same_particles(read_hdf5_snapshot(a + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(b + "/checkpoint.hdf5").particles);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  const SnapshotData c = read_hdf5_snapshot(b + "/checkpoint.hdf5");
+  const double G = c.info.units.G();
+  EXPECT_NEAR(G, 43007.1, 0.1);
+  for (const char* key : {"G", "GravityConstantInternal"}) {
+    ASSERT_NE(find_param(c.info.parameters, key), nullptr) << key;
+    EXPECT_DOUBLE_EQ(std::get<double>(*find_param(c.info.parameters, key)), G) << key;
+  }
 }
 
 TEST(IoRun, KilledRunLeavesACompleteWallClockCheckpoint) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -167,6 +168,13 @@ void append_params(std::vector<std::string>& args, const std::string& source,
   }
 }
 
+// The shortest text that reads back as v.
+std::string shortest_text(double v) {
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
 // The effective value of every run option: defaults overlaid with what was given.
 std::vector<std::pair<std::string, std::string>> effective_parameters(
     const cxxopts::ParseResult& r, const std::vector<OptionInfo>& infos) {
@@ -223,6 +231,7 @@ class RunOutputs : public RunObserver {
  public:
   std::string out_dir;
   io::UnitSystem units;
+  double G = 0;  // the run's (the unit system's, or -G)
   io::ParamList parameters;
   io::SnapshotFormat snapshot_format = io::SnapshotFormat::hdf5;
   Schedule snapshots, checkpoints, frames;
@@ -305,6 +314,7 @@ class RunOutputs : public RunObserver {
     io::SnapshotInfo i;
     i.time = t;
     i.units = units;
+    i.G = G;
     i.parameters = parameters;
     return i;
   }
@@ -434,6 +444,7 @@ int cmd_run(int argc, char** argv) {
   RunOutputs outputs;
   outputs.out_dir = cfg.out_dir;
   outputs.units = units;
+  outputs.G = cfg.solver.G;
   outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
   outputs.snapshots.every = number(r, "snapshot-every");
   outputs.checkpoints.every = number(r, "checkpoint-every");
@@ -450,7 +461,11 @@ int cmd_run(int argc, char** argv) {
                                   r[name].as<std::string>() + " (must be >= 0)");
   outputs.checkpoints.next = 1;
 
-  const auto effective = effective_parameters(r, infos);
+  auto effective = effective_parameters(r, infos);
+  // G as used (the unit system's unless -G is given), not the option's default 1: a restart
+  // passes the stored parameters back as options, and there a stored G = 1 would be -G 1.
+  for (auto& [k, v] : effective)
+    if (k == "G") v = shortest_text(cfg.solver.G);
   for (const auto& [k, v] : effective)
     outputs.parameters.emplace_back(k, io::param_value_from_text(v));
   // Each effective model parameter (defaults included) as its own attribute "model.KEY".

@@ -210,7 +210,11 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       dt = adaptive_dt_from(lf.max_acceleration2(), cfg.eta, cfg.solver.eps);
       dt = std::min({dt, next_output - t, cfg.t_end - t});
     } else {
-      dt = std::min(cfg.dt, cfg.t_end - t);
+      // A full step unless less than a step (beyond rounding) remains: t_end = 0.001 in
+      // steps of 1e-4 reaches t = 9e-4 with 1e-4 minus an ulp left, which must not become a
+      // shorter step (the run would differ from a longer one, and from its own restart).
+      const double left = cfg.t_end - t;
+      dt = left < cfg.dt - tiny ? left : cfg.dt;
     }
     accumulate(res.seconds, lf.step(dt));
     ++step;
