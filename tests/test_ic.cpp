@@ -1,6 +1,7 @@
 // Initial conditions: mass, centre-of-mass frame, Plummer energy and virial ratio.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "diagnostics/diagnostics.hpp"
@@ -36,6 +37,24 @@ TEST(InitialConditions, PlummerHenonUnits) {
   EXPECT_NEAR(d.total, -0.25, 4 * sigma * 0.25 * 2);
   EXPECT_NEAR(d.virial_ratio, 1.0, 4 * sigma * 2);
   EXPECT_NEAR(d.kinetic, 0.25, 4 * sigma * 0.25);
+}
+
+TEST(InitialConditions, PlummerLeavesOutTheOuterTenthOfAPercent) {
+  // The model is cut at 0.1% of its mass: r < 22.8 Henon lengths (38.7 scale radii), where
+  // M(r) = 0.999. Beyond r = 13.43 (22.8 scale radii, M = 0.99712: the cut until 2026-11-30,
+  // which left nothing there) lies 0.00188 of the mass: at N = 1e5, 188 +- 14 particles (binomial);
+  // allow 5 sigma.
+  const std::size_t n = 100000;
+  const ParticleSet p = make_plummer(n, 43);
+  double r_max = 0;
+  std::size_t beyond = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = std::sqrt(p.x[i] * p.x[i] + p.y[i] * p.y[i] + p.z[i] * p.z[i]);
+    r_max = std::max(r_max, r);
+    beyond += r > 13.43;
+  }
+  EXPECT_LT(r_max, 22.81);  // the cut, plus the centre-of-mass shift
+  EXPECT_NEAR(static_cast<double>(beyond), 188.0, 5 * 14.0);
 }
 
 TEST(InitialConditions, PlummerIsReproducibleBySeed) {

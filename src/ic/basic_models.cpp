@@ -91,13 +91,12 @@ ParticleSet make_plummer(std::size_t n, std::uint64_t seed) {
   ParticleSet p;
   p.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
-    // Radius from the cumulative mass M(r) = r^3 / (r^2 + 1)^(3/2) (a = 1); cut the 0.1% tail
-    // beyond r ~ 22.8 a, which holds 0.1% of the mass, as AHW do.
-    double r;
-    do {
-      const double x = rng.uniform();
-      r = 1.0 / std::sqrt(std::pow(x, -2.0 / 3.0) - 1.0);
-    } while (!(r < 22.8));
+    // Radius from the cumulative mass M(r) = r^3 / (r^2 + 1)^(3/2) (a = 1), drawn below 0.999:
+    // the 0.1% tail beyond r = 38.7 a (22.8 Henon lengths, AHW's and starlab's cut) is left
+    // out, as the other models' mass_cut does. (Until 2026-11-30 the cut was r < 22.8 a,
+    // 13.4 Henon lengths, which left out 0.29%: E = -0.2521 instead of -0.2507.)
+    const double x = 0.999 * rng.uniform();
+    const double r = 1.0 / std::sqrt(std::pow(x, -2.0 / 3.0) - 1.0);
     // Speed from the isotropic distribution function f(E) ~ (-E)^(7/2) by von Neumann
     // rejection on q = v / v_esc with density q^2 (1 - q^2)^(7/2) < 0.1.
     double q, g;
