@@ -73,6 +73,11 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // -n where it cannot apply; a model name mistyped.
       {"run --ic kepler -n 100", "two-body"},
       {"run --ic plumer", "no such file, and not a model (plummer, "},
+      // The model options outside --model-param, where they would be ignored.
+      {"run --ic merger --eccentricity 0.9", "applies to --ic kepler only"},
+      {"run --ic hernquist --radius 2", "applies to --ic uniform only"},
+      {"run --ic kepler --eccentricity 0.9 --model-param e=0.5", "give one of them"},
+      {"run --ic uniform --radius 2 --model-param radius=3", "give one of them"},
       // A softening float32 cannot resolve against the potential: refused before any output.
       {"run --ic kepler --softening 1e-7", "the self term m/eps"},
   };
@@ -116,6 +121,22 @@ TEST(Cli, ThetaAboveOneRunsWithAWarning) {
   r = hoshi("forces " + (d / "ic.csv").string() +
                 " --solver tree --criterion relative --theta 3 --out " + (d / "h.csv").string(),
             d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+}
+
+TEST(Cli, StepLongerThanATenthOfTheDynamicalTimeRunsWithAWarning) {
+  // A Hernquist model in galaxy units (G = 43007.1) has a half-mass dynamical time of ~0.004;
+  // the default dt 1/128 is about 2 of them (the energy error reaches ~10). The default run
+  // (Plummer, Henon units: ~0.68) gets no warning.
+  const fs::path d = scratch();
+  Result r = hoshi("run --ic hernquist -n 512 --units galaxy --t-end 0 --quiet --out " +
+                       (d / "g").string(),
+                   d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --dt 0.0078125 is "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("half-mass dynamical times"), std::string::npos) << r.err;
+  r = hoshi("run -n 512 --t-end 0 --quiet --out " + (d / "h").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }

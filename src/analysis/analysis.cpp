@@ -72,6 +72,22 @@ Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink, std::size_t n_
   return c;
 }
 
+double half_mass_dynamical_time(const ParticleSet& p, double G) {
+  const std::size_t n = p.size(), k = (n + 99999) / 100000;
+  if (n == 0) return 0;
+  ParticleSet s;
+  double m = 0;
+  for (std::size_t i = 0; i < n; i += k) {
+    s.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], i);
+    m += p.m[i];
+  }
+  if (!(m > 0)) return 0;
+  const double r_h = lagrangian_radii(s, {0.5}, centre_of_mass(s))[0];
+  double total = 0;
+  for (double mi : p.m) total += mi;
+  return std::sqrt(r_h * r_h * r_h / (G * total));
+}
+
 std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,
                                      const Vec3& centre) {
   if (p.empty()) throw std::invalid_argument("Lagrangian radii of an empty particle set");

@@ -30,6 +30,11 @@ Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink = 0.975, std::s
 std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,
                                      const Vec3& centre);
 
+// The half-mass dynamical time sqrt(r_h^3 / (G M)), r_h the half-mass radius about the centre
+// of mass (from every k-th particle, k = ceil(N / 100000): a scale, not a measurement); 0 for
+// an empty or massless set.
+double half_mass_dynamical_time(const ParticleSet& p, double G);
+
 // Spherical shells, log-spaced between r_min and r_max (n_bins of them), about `centre`, with
 // velocities relative to `velocity`.
 struct RadialProfile {

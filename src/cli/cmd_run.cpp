@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "analysis/analysis.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "diagnostics/diagnostics.hpp"
@@ -166,6 +167,20 @@ void append_params(std::vector<std::string>& args, const std::string& source,
       args.push_back(flag + "=" + value);
     }
   }
+}
+
+// A fixed step longer than a tenth of the half-mass dynamical time does not resolve the orbits
+// (the default 1/128 is ~1/90 of it for the Henon-unit models; in --units galaxy, or with a large
+// -G, their dynamical time is 1/sqrt(G) as long). A warning, not an error: a short test run
+// may want it.
+void warn_long_step(const RunConfig& cfg, const ParticleSet& p) {
+  if (cfg.eta > 0 || p.size() < 2) return;
+  const double t_dyn = half_mass_dynamical_time(p, cfg.solver.G);
+  if (t_dyn > 0 && cfg.dt > 0.1 * t_dyn)
+    std::cerr << "hoshi run: warning: --dt " << cfg.dt << " is " << cfg.dt / t_dyn
+              << " half-mass dynamical times sqrt(r_h^3 / (G M)) = " << t_dyn
+              << " of these particles; steps this long do not follow their orbits (try --dt "
+              << t_dyn / 100 << ", or --eta)\n";
 }
 
 // The shortest text that reads back as v.
@@ -528,6 +543,7 @@ int cmd_run(int argc, char** argv) {
       p = std::move(s.particles);
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
+    warn_long_step(cfg, p);
     require_resolvable_softening(cfg.solver, p);
     io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);
   }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <tuple>
 
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
@@ -232,6 +233,18 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
   const std::string ic = r["ic"].as<std::string>();
   const auto seed = r["seed"].as<std::uint64_t>();
   const ModelParams params = given_model_params(r);
+  // The two model options that are not --model-param: refused where they would be ignored.
+  for (const auto& [option, model, key] :
+       {std::tuple<const char*, const char*, const char*>{"eccentricity", "kepler", "e"},
+        {"radius", "uniform", "radius"}}) {
+    if (!r.count(option)) continue;
+    const std::string given = "--" + std::string(option) + " " + r[option].as<std::string>();
+    if (ic != model)
+      throw std::invalid_argument(given + " with --ic " + ic + ": it applies to --ic " + model +
+                                  " only (the other models take --model-param KEY=VALUE)");
+    if (params.count(key))
+      throw std::invalid_argument(given + " and --model-param " + key + "=...: give one of them");
+  }
   if (ic == "kepler" && r.count("particles") &&
       parse_size(r["particles"].as<std::string>(), "-n") != 2)
     throw std::invalid_argument("-n " + r["particles"].as<std::string>() +
