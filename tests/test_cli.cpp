@@ -125,7 +125,7 @@ TEST(Cli, ThetaAboveOneRunsWithAWarning) {
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
-TEST(Cli, StepLongerThanATenthOfTheDynamicalTimeRunsWithAWarning) {
+TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   // A Hernquist model in galaxy units (G = 43007.1) has a half-mass dynamical time of ~0.004;
   // the default dt 1/128 is about 2 of them (the energy error reaches ~10). The default run
   // (Plummer, Henon units: ~0.68) gets no warning.
