@@ -39,6 +39,19 @@ TEST(InitialConditions, PlummerHenonUnits) {
   EXPECT_NEAR(d.kinetic, 0.25, 4 * sigma * 0.25);
 }
 
+TEST(Diagnostics, VirialRatioIsTheCentreOfMassFrames) {
+  // A Plummer sphere moving as a whole at speed 3 (K grows by M 9 / 2 = 4.5, W unchanged):
+  // the virial ratio is that of the sphere at rest, to the round-off of K (the bulk part is
+  // subtracted: ~N 2^-52 (K + 4.5)).
+  ParticleSet p = make_plummer(2048, 44);
+  direct_reference(p, 1.0, Softening::plummer, 0.0);
+  const Diagnostics rest = diagnostics(p);
+  for (std::size_t i = 0; i < p.size(); ++i) p.vx[i] += 3.0;
+  const Diagnostics moving = diagnostics(p);
+  EXPECT_NEAR(moving.kinetic, rest.kinetic + 4.5, 1e-9);
+  EXPECT_NEAR(moving.virial_ratio, rest.virial_ratio, 2048 * 0x1.0p-52 * 10);
+}
+
 TEST(InitialConditions, PlummerLeavesOutTheOuterTenthOfAPercent) {
   // The model is cut at 0.1% of its mass: r < 22.8 Henon lengths (38.7 scale radii), where
   // M(r) = 0.999. Beyond r = 13.43 (22.8 scale radii, M = 0.99712: the cut until 2026-11-30,

@@ -32,7 +32,8 @@ Diagnostics diagnostics(const ParticleSet& p) {
   d.angular_momentum = {lx, ly, lz};
   d.mass = M;
   if (M > 0) d.com = {cx / M, cy / M, cz / M};
-  d.virial_ratio = W != 0 ? 2 * K / std::abs(W) : 0;
+  const double K_int = M > 0 ? K - 0.5 * (px * px + py * py + pz * pz) / M : K;
+  d.virial_ratio = W != 0 ? 2 * K_int / std::abs(W) : 0;
   return d;
 }
 

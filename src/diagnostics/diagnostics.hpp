@@ -15,7 +15,9 @@ struct Diagnostics {
   std::array<double, 3> angular_momentum{};  // sum m x cross v
   std::array<double, 3> com{};               // centre of mass
   double mass = 0;
-  double virial_ratio = 0;  // 2K / |W|
+  // 2 K_int / |W|, K_int = K - |P|^2 / (2M): the kinetic energy in the centre-of-mass frame
+  // (the virial theorem's), so that a system moving as a whole keeps its ratio.
+  double virial_ratio = 0;
 };
 
 // Requires p.pot to hold the potentials of the current positions. Sums in double with
