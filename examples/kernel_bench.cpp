@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   fill(g.sx, ns, 2, 2), fill(g.sy, ns, 2, 0), fill(g.sz, ns, 2, 0), fill(g.sm, ns, 0.1f, 1);
   fill(g.cx, nc, 3, 6), fill(g.cy, nc, 3, 0), fill(g.cz, nc, 3, 0), fill(g.cm, nc, 0.1f, 1);
   for (auto* q : {&g.qxx, &g.qxy, &g.qxz, &g.qyy, &g.qyz, &g.qzz}) fill(*q, nc, 0.01f, 0);
+  fill(g.mr2, nc, 0.01f, 0.01f);
   for (std::size_t k = 0; k < nf; ++k) {
     TreeNode n{};
     n.com_x = 8 + 4 * u(rng), n.com_y = 8 * u(rng), n.com_z = 8 * u(rng), n.m = 1;

@@ -66,11 +66,13 @@ class GroupKernels : public ::testing::Test {
       const double qxx = m * u(rng), qyy = m * u(rng);
       put(g.qxx, nc, qxx), put(g.qyy, nc, qyy), put(g.qzz, nc, -qxx - qyy);
       put(g.qxy, nc, m * u(rng)), put(g.qxz, nc, m * u(rng)), put(g.qyz, nc, m * u(rng));
+      put(g.mr2, nc, m * (1 + u(rng)));  // sum m |y|^2 >= |Q| / 2 for a real cell
     }
     g.nc = nc;
     for (; nc < padded(g.nc, kW); ++nc) {
       put(g.cx, nc, 1e18), put(g.cy, nc, 1e18), put(g.cz, nc, 1e18);
-      for (auto* v : {&g.cm, &g.qxx, &g.qxy, &g.qxz, &g.qyy, &g.qyz, &g.qzz}) put(*v, nc, 0);
+      for (auto* v : {&g.cm, &g.qxx, &g.qxy, &g.qxz, &g.qyy, &g.qyz, &g.qzz, &g.mr2})
+        put(*v, nc, 0);
     }
     // Targets padded to a whole vector (the kernels read them in blocks).
     for (std::size_t k = kTargets; k < padded(kTargets, kTargetBlock); ++k)
@@ -107,7 +109,7 @@ class GroupKernels : public ::testing::Test {
           cell_monopole<double>(dx, dy, dz, g.cm[j], eps2, ax, ay, az, pot);
         else
           cell_quadrupole<double>(dx, dy, dz, g.cm[j], g.qxx[j], g.qxy[j], g.qxz[j], g.qyy[j],
-                                  g.qyz[j], g.qzz[j], eps2, ax, ay, az, pot);
+                                  g.qyz[j], g.qzz[j], g.mr2[j], eps2, ax, ay, az, pot);
         add(ax, ay, az, pot);
       }
     }

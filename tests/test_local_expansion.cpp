@@ -41,7 +41,7 @@ TEST(LocalExpansion, MonomialTableIsConsistent) {
 }
 
 struct Cell {
-  double sx, sy, sz, m, qxx, qxy, qxz, qyy, qyz, qzz, eps2;
+  double sx, sy, sz, m, qxx, qxy, qxz, qyy, qyz, qzz, mr2, eps2;
 };
 
 // Largest relative errors (acceleration, potential) of the expansion against the exact cell
@@ -50,7 +50,7 @@ template <int P, int kOrder>
 std::pair<double, double> max_errors(const Cell& c, double rho) {
   std::vector<double> L(Monomials<P>::kCount, 0.0);
   add_cell_to_local<P, kOrder>(c.sx, c.sy, c.sz, c.m, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz,
-                               c.eps2, L.data());
+                               c.mr2, c.eps2, L.data());
   const double s = std::sqrt(c.sx * c.sx + c.sy * c.sy + c.sz * c.sz);
   double worst_a = 0, worst_p = 0;
   for (int k = 0; k < 300; ++k) {
@@ -62,7 +62,7 @@ std::pair<double, double> max_errors(const Cell& c, double rho) {
       cell_monopole(c.sx - x, c.sy - y, c.sz - w, c.m, c.eps2, ax, ay, az, pot);
     else
       cell_quadrupole(c.sx - x, c.sy - y, c.sz - w, c.m, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz,
-                      c.eps2, ax, ay, az, pot);
+                      c.mr2, c.eps2, ax, ay, az, pot);
     double bx, by, bz, bp;
     eval_local<P>(L.data(), x, y, w, bx, by, bz, bp);
     const double da = std::hypot(ax - bx, ay - by, az - bz) / std::hypot(ax, ay, az);
@@ -73,7 +73,7 @@ std::pair<double, double> max_errors(const Cell& c, double rho) {
 }
 
 TEST(LocalExpansion, PointMassWithinTheTaylorBound) {
-  const Cell c{0.8, -0.5, 0.33, 1.3, 0, 0, 0, 0, 0, 0, 0};
+  const Cell c{0.8, -0.5, 0.33, 1.3, 0, 0, 0, 0, 0, 0, 0, 0};
   for (double rho : {0.1, 0.3, 0.5}) {
     SCOPED_TRACE("rho " + std::to_string(rho));
     const auto [ea, ep] = max_errors<5, 1>(c, rho);
@@ -90,15 +90,16 @@ TEST(LocalExpansion, PointMassWithinTheTaylorBound) {
 }
 
 TEST(LocalExpansion, ExactAtTheCentreAndConvergesAtOrderP) {
-  // A softened cell with a quadrupole of the size a cell of radius ~0.3 |s| has.
-  const Cell c{0.8, -0.5, 0.33, 1.3, 0.09, -0.02, 0.03, -0.05, 0.01, -0.04, 0.01};
+  // A softened cell with a quadrupole and a second moment (mr2) of the size a cell of radius
+  // ~0.3 |s| has.
+  const Cell c{0.8, -0.5, 0.33, 1.3, 0.09, -0.02, 0.03, -0.05, 0.01, -0.04, 0.1, 0.01};
   // At x = 0 the expansion is the cell term itself.
   std::vector<double> L(Monomials<5>::kCount, 0.0);
-  add_cell_to_local<5, 2>(c.sx, c.sy, c.sz, c.m, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz, c.eps2,
-                          L.data());
+  add_cell_to_local<5, 2>(c.sx, c.sy, c.sz, c.m, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz, c.mr2,
+                          c.eps2, L.data());
   double ax = 0, ay = 0, az = 0, pot = 0, bx, by, bz, bp;
-  cell_quadrupole(c.sx, c.sy, c.sz, c.m, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz, c.eps2, ax, ay,
-                  az, pot);
+  cell_quadrupole(c.sx, c.sy, c.sz, c.m, c.qxx, c.qxy, c.qxz, c.qyy, c.qyz, c.qzz, c.mr2, c.eps2,
+                  ax, ay, az, pot);
   eval_local<5>(L.data(), 0.0, 0.0, 0.0, bx, by, bz, bp);
   EXPECT_NEAR(bx, ax, 1e-14 * std::abs(ax));
   EXPECT_NEAR(by, ay, 1e-14 * std::abs(ay));
@@ -123,7 +124,7 @@ TEST(LocalExpansion, SimdLanesAgreeWithDoubleToFloatRoundOff) {
   // kWidth terms of size ~M / |s| is a few 2^-24 of the coefficient scale.
   using simd::VecF;
   constexpr int P = 5, K = Monomials<P>::kCount, W = simd::kWidth;
-  float sx[W], sy[W], sz[W], m[W], q[6][W];
+  float sx[W], sy[W], sz[W], m[W], q[6][W], mr2[W];
   std::vector<double> Ld(K, 0.0);
   for (int l = 0; l < W; ++l) {
     const double a = 0.7 * l + 0.3;
@@ -133,15 +134,17 @@ TEST(LocalExpansion, SimdLanesAgreeWithDoubleToFloatRoundOff) {
     m[l] = float(0.5 + 0.1 * l);
     const float qq[6] = {0.1f, -0.02f, 0.03f, -0.05f, 0.01f, -0.05f};
     for (int k = 0; k < 6; ++k) q[k][l] = qq[k] * m[l];
+    mr2[l] = 0.2f * m[l];
     add_cell_to_local<P, 2>(double(sx[l]), double(sy[l]), double(sz[l]), double(m[l]),
                             double(q[0][l]), double(q[1][l]), double(q[2][l]), double(q[3][l]),
-                            double(q[4][l]), double(q[5][l]), 0.0, Ld.data());
+                            double(q[4][l]), double(q[5][l]), double(mr2[l]), double(0.01f),
+                            Ld.data());
   }
   VecF Lv[K];
   for (VecF& v : Lv) v = VecF(0.0f);
   add_cell_to_local<P, 2>(VecF::load(sx), VecF::load(sy), VecF::load(sz), VecF::load(m),
                           VecF::load(q[0]), VecF::load(q[1]), VecF::load(q[2]), VecF::load(q[3]),
-                          VecF::load(q[4]), VecF::load(q[5]), VecF(0.0f), Lv);
+                          VecF::load(q[4]), VecF::load(q[5]), VecF::load(mr2), VecF(0.01f), Lv);
   double scale = 0;
   for (int l = 0; l < W; ++l)
     scale += m[l] / std::sqrt(sx[l] * sx[l] + sy[l] * sy[l] + sz[l] * sz[l]);

@@ -102,7 +102,8 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
     std::uint64_t covered = 0;
     for (std::uint32_t i = 0; i < nn;) {
       ++v[i];
-      if (nodes[i].level == cut || nodes[i].first_child == 0) {
+      if (static_cast<std::uint32_t>(node_level(nodes[i], nodes[0])) == cut ||
+          nodes[i].first_child == 0) {
         ASSERT_EQ(nodes[i].begin, covered);
         covered = nodes[i].end;
         i = nodes[i].next;
@@ -111,7 +112,8 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
       }
     }
     EXPECT_EQ(covered, n);
-    for (std::uint32_t i = 0; i < nn; ++i) ASSERT_EQ(v[i], nodes[i].level <= cut ? 1 : 0);
+    for (std::uint32_t i = 0; i < nn; ++i)
+      ASSERT_EQ(v[i], static_cast<std::uint32_t>(node_level(nodes[i], nodes[0])) <= cut ? 1 : 0);
   }
 
   // Every particle is in exactly one leaf; leaves respect n_leaf or sit at level 21.
@@ -121,7 +123,7 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
     ASSERT_LT(nd.begin, nd.end) << "empty node " << i;
     if (nd.first_child == 0) {
       EXPECT_TRUE(nd.end - nd.begin <= static_cast<std::uint64_t>(n_leaf) ||
-                  nd.level == static_cast<std::uint32_t>(kMortonMaxLevel));
+                  node_level(nd, nodes[0]) == kMortonMaxLevel);
       for (std::uint64_t j = nd.begin; j < nd.end; ++j) ++in_leaf[j];
       EXPECT_EQ(nd.next, i + 1);
     } else {
@@ -131,7 +133,7 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
       std::uint32_t c = nd.first_child;
       for (; c < nd.next; c = nodes[c].next) {
         EXPECT_EQ(nodes[c].begin, cursor);
-        EXPECT_EQ(nodes[c].level, nd.level + 1);
+        EXPECT_EQ(node_level(nodes[c], nodes[0]), node_level(nd, nodes[0]) + 1);
         EXPECT_DOUBLE_EQ(nodes[c].side, 0.5 * nd.side);
         cursor = nodes[c].end;
       }
@@ -190,6 +192,7 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
     const double qtol = 0x1.0p-23 * 3 * s2 + std::numeric_limits<float>::min();
     const float got[6] = {nd.qxx, nd.qxy, nd.qxz, nd.qyy, nd.qyz, nd.qzz};
     for (int k = 0; k < 6; ++k) ASSERT_NEAR(got[k], q[k], qtol) << "node " << i << " q" << k;
+    ASSERT_NEAR(nd.mr2, s2, qtol) << "node " << i << " mr2";
     ASSERT_NEAR(nd.b_max, std::sqrt(b2), 0x1.0p-23 * std::sqrt(b2) + 1e-300);
     // rcrit2 is the bmax criterion's (b_max / theta)^2 here.
     ASSERT_NEAR(nd.rcrit2, (nd.b_max / 0.5) * (nd.b_max / 0.5), 1e-12 * nd.rcrit2 + 1e-300);
@@ -244,7 +247,7 @@ TEST(Octree, CoincidentParticlesEndInOneDeepestLeaf) {
   ASSERT_EQ(t.nodes.size(), static_cast<std::size_t>(kMortonMaxLevel + 1));
   const TreeNode& leaf = t.nodes.back();
   EXPECT_EQ(leaf.first_child, 0u);
-  EXPECT_EQ(leaf.level, static_cast<std::uint32_t>(kMortonMaxLevel));
+  EXPECT_EQ(node_level(leaf, t.nodes[0]), kMortonMaxLevel);
   EXPECT_EQ(leaf.end - leaf.begin, p.size());
   EXPECT_NEAR(leaf.m, 1.0, 1e-9);
   EXPECT_EQ(leaf.b_max, 0.0f);

@@ -226,7 +226,8 @@ TEST_F(WalkWarp, StackBoundAndFallbackToTheBoxWalk) {
   for (const Group& g : make_groups(s.tree.nodes, c.n_group))
     chunks += (g.end - g.begin + kWarpLanes - 1) / kWarpLanes;
   std::uint32_t deepest = 0;
-  for (const TreeNode& node : s.tree.nodes) deepest = std::max(deepest, node.level);
+  for (const TreeNode& node : s.tree.nodes)
+    deepest = std::max(deepest, static_cast<std::uint32_t>(node_level(node, s.tree.nodes[0])));
   ASSERT_GE(deepest, 4u);
   const int bound = static_cast<int>(8 + 7 * (deepest - 1));
   ASSERT_LE(bound, static_cast<int>(kStackHeadroom));

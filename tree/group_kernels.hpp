@@ -68,9 +68,9 @@ constexpr float kPadPosition = 1e18f;
 constexpr float kFarPadPosition = 1e3f;
 
 // Far cells of one expansion centre, in float SoA relative to the centre and in units of the
-// expansion's radius (positions / scale, quadrupoles / scale^2), padded to kW.
+// expansion's radius (positions / scale, quadrupoles and mr2 / scale^2), padded to kW.
 struct FarBuffer {
-  std::vector<float> x, y, z, m, qxx, qxy, qxz, qyy, qyz, qzz;
+  std::vector<float> x, y, z, m, qxx, qxy, qxz, qyy, qyz, qzz, mr2;
   std::size_t n = 0;
   void add(const TreeNode& node, double cx, double cy, double cz, double inv_scale);
   void pad();
@@ -79,9 +79,9 @@ struct FarBuffer {
 // Per-thread buffers of one group: sources, cells and targets relative to the group centre,
 // filled by the walk itself (FillVisitor) so that every node is read once per group.
 struct GroupBuffers {
-  std::vector<float> sx, sy, sz, sm;                                // particle sources
-  std::vector<float> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz;  // cells
-  std::vector<float> tx, ty, tz;                                    // targets
+  std::vector<float> sx, sy, sz, sm;                                     // particle sources
+  std::vector<float> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz, mr2;  // cells
+  std::vector<float> tx, ty, tz;                                         // targets
   FarBuffer far;  // cells for the group's own local expansion
   // Sources: the group's own particles first, [0, nt), padded to own_end (a multiple of kW);
   // then the other particles of the opened leaves, [own_end, ns). The self pairs can only be
@@ -103,7 +103,7 @@ inline void grow(std::vector<float>* const (&v)[K], std::size_t n) {
 
 inline void FarBuffer::add(const TreeNode& node, double cx, double cy, double cz,
                            double inv_scale) {
-  grow<10>({&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz}, n + kW);
+  grow<11>({&x, &y, &z, &m, &qxx, &qxy, &qxz, &qyy, &qyz, &qzz, &mr2}, n + kW);
   const double s = inv_scale, s2 = s * s;
   x[n] = static_cast<float>((node.com_x - cx) * s);
   y[n] = static_cast<float>((node.com_y - cy) * s);
@@ -115,13 +115,14 @@ inline void FarBuffer::add(const TreeNode& node, double cx, double cy, double cz
   qyy[n] = static_cast<float>(node.qyy * s2);
   qyz[n] = static_cast<float>(node.qyz * s2);
   qzz[n] = static_cast<float>(node.qzz * s2);
+  mr2[n] = static_cast<float>(node.mr2 * s2);
   ++n;
 }
 
 inline void FarBuffer::pad() {
   for (std::size_t k = n; k < padded(n, kW); ++k) {
     x[k] = y[k] = z[k] = kFarPadPosition;
-    m[k] = qxx[k] = qxy[k] = qxz[k] = qyy[k] = qyz[k] = qzz[k] = 0;
+    m[k] = qxx[k] = qxy[k] = qxz[k] = qyy[k] = qyz[k] = qzz[k] = mr2[k] = 0;
   }
 }
 
@@ -204,8 +205,9 @@ void pc_kernel(const GroupBuffers& g, VecF eps2, float* const out[4]) {
         const VecF qxx = VecF::load(&g.qxx[j]), qxy = VecF::load(&g.qxy[j]);
         const VecF qxz = VecF::load(&g.qxz[j]), qyy = VecF::load(&g.qyy[j]);
         const VecF qyz = VecF::load(&g.qyz[j]), qzz = VecF::load(&g.qzz[j]);
+        const VecF mr2 = VecF::load(&g.mr2[j]);
         for (int b = 0; b < B; ++b)
-          cell_quadrupole(x - X[b], y - Y[b], z - Z[b], m, qxx, qxy, qxz, qyy, qyz, qzz, eps2,
+          cell_quadrupole(x - X[b], y - Y[b], z - Z[b], m, qxx, qxy, qxz, qyy, qyz, qzz, mr2, eps2,
                           ax[b], ay[b], az[b], pot[b]);
       }
     }
@@ -225,7 +227,7 @@ void m2l(const FarBuffer& f, float eps2, float* coef) {
     add_cell_to_local<kLocalOrder, kOrder>(
         VecF::load(&f.x[j]), VecF::load(&f.y[j]), VecF::load(&f.z[j]), VecF::load(&f.m[j]),
         VecF::load(&f.qxx[j]), VecF::load(&f.qxy[j]), VecF::load(&f.qxz[j]), VecF::load(&f.qyy[j]),
-        VecF::load(&f.qyz[j]), VecF::load(&f.qzz[j]), e2, L);
+        VecF::load(&f.qyz[j]), VecF::load(&f.qzz[j]), VecF::load(&f.mr2[j]), e2, L);
   }
   for (int c = 0; c < kLocalCount; ++c) coef[c] = simd::reduce_add(L[c]);
 }

@@ -314,7 +314,6 @@ class OctreeBuilder {
     TreeNode n{};
     n.begin = b;
     n.end = e;
-    n.level = static_cast<std::uint32_t>(level);
     std::uint32_t ix, iy, iz;
     morton_decode(morton_cell_prefix(keys_[b], level), ix, iy, iz);
     const double cell = cube_.side / static_cast<double>(kMortonCells);
@@ -353,6 +352,7 @@ namespace {
 struct Moments {
   double m, x, y, z;
   double qxx, qxy, qxz, qyy, qyz, qzz;
+  double mr2;  // sum m |x - com|^2
 };
 
 // Centre of mass from the mass M and the mass-weighted offsets (sx, sy, sz) from the node's
@@ -391,6 +391,7 @@ void leaf_moments(const TreeNode& n, const double* x, const double* y, const dou
     r.qyy += m[j] * (3 * dy * dy - r2);
     r.qyz += m[j] * (3 * dy * dz);
     r.qzz += m[j] * (3 * dz * dz - r2);
+    r.mr2 += m[j] * r2;
   }
 }
 
@@ -418,6 +419,7 @@ void internal_moments(std::uint32_t i, const std::vector<TreeNode>& nodes, const
     r.qyy += k.qyy + k.m * (3 * dy * dy - r2);
     r.qyz += k.qyz + k.m * (3 * dy * dz);
     r.qzz += k.qzz + k.m * (3 * dz * dz - r2);
+    r.mr2 += k.mr2 + k.m * r2;
   }
 }
 
@@ -472,6 +474,7 @@ void store(TreeNode& n, const Moments& r) {
   n.qyy = quad_float(r.qyy);
   n.qyz = quad_float(r.qyz);
   n.qzz = quad_float(r.qzz);
+  n.mr2 = quad_float(r.mr2);
 }
 
 void set_critical_radius(TreeNode& n, Criterion criterion, double theta, double kernel_radius) {

@@ -5,6 +5,7 @@
 // times them into PhaseTimes ("keys", "sort", "permute", "build", "moments").
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -40,14 +41,20 @@ void compute_morton_keys(const double* x, const double* y, const double* z, std:
 // smallest key.
 void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index);
 
-// Flat pre-order octree over the sorted keys: node ranges, geometry, level, next and
-// first_child (moments are left zero). A node with <= n_leaf particles, or at level 21 (the
+// Flat pre-order octree over the sorted keys: node ranges, geometry, next and first_child
+// (moments are left zero). A node with <= n_leaf particles, or at level 21 (the
 // key resolution), is a leaf, so any number of coincident particles ends in one leaf at level
 // 21; recursion depth is at most 21. Parallel: the subtrees below level 3 are counted, then
 // written in place (no intermediate copies). Throws std::invalid_argument when n_leaf < 1,
 // std::length_error when the node count does not fit 32-bit indices.
 void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const BoundingCube& cube,
                   int n_leaf, std::vector<TreeNode>& nodes);
+
+// The depth of a node (0 for the root, at most kMortonMaxLevel): its side is the root's times
+// 2^-level exactly.
+inline int node_level(const TreeNode& n, const TreeNode& root) {
+  return std::ilogb(root.side / n.side);
+}
 
 // Moments of every node, bottom-up, accumulated in double: mass, centre of mass (the
 // geometric centre for a massless node), traceless quadrupole about the centre of mass

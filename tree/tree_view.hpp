@@ -36,7 +36,8 @@ struct alignas(64) TreeNode {
   std::uint32_t next;          // node after this subtree in pre-order
   std::uint32_t first_child;   // i + 1 for an internal node, 0 for a leaf
   float b_max;                 // distance from com to the farthest particle of the node
-  std::uint32_t level;         // 0 for the root, at most kMortonMaxLevel (21)
+  float mr2;  // sum of m |x - com|^2 over the particles: the second moment's trace, which the
+              // Plummer-softened quadrupole term needs (multipole.hpp)
   // Second cache line: read for accepted cells (quadrupole) and opened leaves (range).
   // Traceless quadrupole about the centre of mass, Q_ij = sum m (3 y_i y_j - |y|^2 delta_ij),
   // y = x - com (src/physics/multipole.hpp). Float: it enters only the O(theta^2) correction.

@@ -218,7 +218,8 @@ struct FillVisitor {
 
   void cell(std::uint32_t i) {
     GroupBuffers& q = *g;
-    grow<10>({&q.cx, &q.cy, &q.cz, &q.cm, &q.qxx, &q.qxy, &q.qxz, &q.qyy, &q.qyz, &q.qzz}, nc + kW);
+    grow<11>({&q.cx, &q.cy, &q.cz, &q.cm, &q.qxx, &q.qxy, &q.qxz, &q.qyy, &q.qyz, &q.qzz, &q.mr2},
+             nc + kW);
     const TreeNode& n = t->nodes[i];
     q.cx[nc] = static_cast<float>(n.com_x - b->cx);
     q.cy[nc] = static_cast<float>(n.com_y - b->cy);
@@ -230,6 +231,7 @@ struct FillVisitor {
     q.qyy[nc] = n.qyy;
     q.qyz[nc] = n.qyz;
     q.qzz[nc] = n.qzz;
+    q.mr2[nc] = n.mr2;
     ++nc;
   }
   // The leaf's particles, except the group's own [own_begin, own_end) (already in front).
@@ -293,7 +295,7 @@ void walk_fill(const TreeView& t, const Group& grp, const GroupBox& b, Criterion
   }
   for (std::size_t k = v.nc; k < padded(v.nc, kW); ++k) {
     g.cx[k] = g.cy[k] = g.cz[k] = kPadPosition;
-    g.cm[k] = g.qxx[k] = g.qxy[k] = g.qxz[k] = g.qyy[k] = g.qyz[k] = g.qzz[k] = 0;
+    g.cm[k] = g.qxx[k] = g.qxy[k] = g.qxz[k] = g.qyy[k] = g.qyz[k] = g.qzz[k] = g.mr2[k] = 0;
   }
   if (g.far.n > 0) g.far.pad();
   g.ns = v.ns;

@@ -129,7 +129,7 @@ struct ForceVisitor {
       cell_monopole(dx, dy, dz, Real(n.m), w->cell_eps2, f.ax, f.ay, f.az, f.pot);
     } else {
       cell_quadrupole(dx, dy, dz, Real(n.m), Real(n.qxx), Real(n.qxy), Real(n.qxz), Real(n.qyy),
-                      Real(n.qyz), Real(n.qzz), w->cell_eps2, f.ax, f.ay, f.az, f.pot);
+                      Real(n.qyz), Real(n.qzz), Real(n.mr2), w->cell_eps2, f.ax, f.ay, f.az, f.pot);
     }
     ++f.pc;
   }

@@ -55,12 +55,12 @@ inline constexpr int kWarpLanes = 32;
 // 2^20, and a Hernquist sphere at 2^18 1 of 11524 at 1024 (box_mirror_accuracy, 2026-11-30).
 inline constexpr int kWarpStack = 1024;
 
-// A cell as a source: centre of mass relative to the box centre, mass, quadrupole (48 B: three
-// 16-byte loads from shared memory).
+// A cell as a source: centre of mass relative to the box centre, mass, quadrupole and mr2 (48 B:
+// three 16-byte loads from shared memory).
 struct alignas(16) CellSource {
   float x, y, z, m;
   float qxx, qxy, qxz, qyy;
-  float qyz, qzz, pad0, pad1;
+  float qyz, qzz, mr2, pad;
 };
 // A particle as a source, relative to the box centre.
 struct alignas(16) ParticleSource {
@@ -127,7 +127,7 @@ HOSTDEV inline CellSource cell_source(const TreeNode& n, const GroupBox& b) {
           n.qyy,
           n.qyz,
           n.qzz,
-          0.0f,
+          n.mr2,
           0.0f};
 }
 
@@ -173,8 +173,8 @@ HOSTDEV inline void sum_cells(const CellSource* c, int n, const WalkParams<float
 #endif
     for (int j = 0; j < n; ++j)
       cell_quadrupole(c[j].x - tg.x, c[j].y - tg.y, c[j].z - tg.z, c[j].m, c[j].qxx, c[j].qxy,
-                      c[j].qxz, c[j].qyy, c[j].qyz, c[j].qzz, w.cell_eps2, tg.f.ax, tg.f.ay,
-                      tg.f.az, tg.f.pot);
+                      c[j].qxz, c[j].qyy, c[j].qyz, c[j].qzz, c[j].mr2, w.cell_eps2, tg.f.ax,
+                      tg.f.ay, tg.f.az, tg.f.pot);
   }
 }
 

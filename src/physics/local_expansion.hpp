@@ -8,8 +8,8 @@
 // expansion once per particle (local-to-particle, "L2P").
 //
 // The expanded function is exactly the cell term of multipole.hpp (Plummer-softened with
-// eps2 in the cell terms):
-//   phi(x) = -M / |d| - (1/2) d.Q.d / |d|^5,   |d|^2 = d.d + eps2,   d = s - x,
+// eps2 in the cell terms, S the cell's mr2):
+//   phi(x) = -M / |d| - (1/2) (d.Q.d - eps2 S) / |d|^5,   |d|^2 = d.d + eps2,   d = s - x,
 // with s the cell's centre of mass relative to the expansion centre and Q its traceless
 // quadrupole (order 1: Q = 0). Its Taylor series in x converges for |x| < |s| and the error of
 // the degree-P truncation at |x| = rho |s| is of order rho^(P+1) in the potential and
@@ -112,7 +112,8 @@ HOSTDEV inline void mul_t(const Real* u, Real tx, Real ty, Real tz, Real tq, int
 // phi(x) above for one cell (order 1: monopole, 2: monopole + quadrupole).
 template <int P, int kOrder, class Real>
 HOSTDEV inline void add_cell_to_local(Real sx, Real sy, Real sz, Real m, Real qxx, Real qxy,
-                                      Real qxz, Real qyy, Real qyz, Real qzz, Real eps2, Real* L) {
+                                      Real qxz, Real qyy, Real qyz, Real qzz, Real mr2, Real eps2,
+                                      Real* L) {
   using local_detail::kMono;
   using local_detail::mul_t;
   constexpr int K = Monomials<P>::kCount;
@@ -162,8 +163,8 @@ HOSTDEV inline void add_cell_to_local(Real sx, Real sy, Real sz, Real m, Real qx
   HOSHI_UNROLL
   for (int c = 0; c < K; ++c) L[c] = mul_add(mono, s1[c], L[c]);
   if constexpr (kOrder >= 2) {
-    // Quadrupole: -(1/2) d.Q.d a^(-5/2) s5 with d = s - x:
-    // d.Q.d = s.Q.s - 2 x.(Q s) + x.Q.x, a quadratic in x.
+    // Quadrupole: -(1/2) (d.Q.d - eps2 S) a^(-5/2) s5 with d = s - x:
+    // d.Q.d - eps2 S = (s.Q.s - eps2 S) - 2 x.(Q s) + x.Q.x, a quadratic in x.
     const Real qsx = mul_add(qxz, sz, mul_add(qxy, sy, qxx * sx));
     const Real qsy = mul_add(qyz, sz, mul_add(qyy, sy, qxy * sx));
     const Real qsz = mul_add(qzz, sz, mul_add(qyz, sy, qxz * sx));
@@ -172,7 +173,7 @@ HOSTDEV inline void add_cell_to_local(Real sx, Real sy, Real sz, Real m, Real qx
     const Real h = Real(-0.5f) * ia5;
     // The quadratic's coefficients times h: constant, linear (x, y, z), quadratic.
     Real q[10];
-    q[0] = h * sqs;
+    q[0] = h * (sqs - eps2 * mr2);
     q[1] = Real(-2) * h * qsx;
     q[2] = Real(-2) * h * qsy;
     q[3] = Real(-2) * h * qsz;
