@@ -361,17 +361,25 @@ UnitSystem read_units(hid_t f, const std::string& file) {
   for (const char* gname : {"Units", "Parameters"}) {
     if (!has_link(f, gname)) continue;
     Handle g(H5Gopen2(f, gname, H5P_DEFAULT), H5Gclose);
+    // A unit must be positive and finite: 0 collapsed every position, a negative one flipped
+    // the masses' sign (reported as a bad mass, not as the bad unit).
+    const auto unit = [&](const char* key) {
+      const double v = attr_or(g.get(), key, 0, file, gname);
+      if (!(v > 0 && std::isfinite(v)))
+        throw_bad_field(file, std::string(gname) + "/" + key, v,
+                        "a unit must be positive and finite");
+      return v;
+    };
     if (has_attr(g.get(), "UnitLength_in_cm") && has_attr(g.get(), "UnitMass_in_g") &&
         has_attr(g.get(), "UnitVelocity_in_cm_per_s"))
-      return units_from_cgs(attr_or(g.get(), "UnitLength_in_cm", 0, file, gname),
-                            attr_or(g.get(), "UnitMass_in_g", 0, file, gname),
-                            attr_or(g.get(), "UnitVelocity_in_cm_per_s", 0, file, gname));
+      return units_from_cgs(unit("UnitLength_in_cm"), unit("UnitMass_in_g"),
+                            unit("UnitVelocity_in_cm_per_s"));
     if (has_attr(g.get(), "Unit length in cgs (U_L)") &&
         has_attr(g.get(), "Unit mass in cgs (U_M)") &&
         has_attr(g.get(), "Unit time in cgs (U_t)")) {
-      const double L = attr_or(g.get(), "Unit length in cgs (U_L)", 0, file, gname);
-      const double t = attr_or(g.get(), "Unit time in cgs (U_t)", 0, file, gname);
-      return units_from_cgs(L, attr_or(g.get(), "Unit mass in cgs (U_M)", 0, file, gname), L / t);
+      const double L = unit("Unit length in cgs (U_L)");
+      const double t = unit("Unit time in cgs (U_t)");
+      return units_from_cgs(L, unit("Unit mass in cgs (U_M)"), L / t);
     }
   }
   return units_henon();

@@ -14,7 +14,8 @@ std::string extension(const std::string& path) {
 }
 }  // namespace
 
-ParticleSet read_particles(const std::string& path) {
+ParticleSet read_particles(const std::string& path, std::string* note) {
+  if (note) note->clear();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw std::invalid_argument(path + ": field file: value missing (no such file)");
@@ -24,6 +25,7 @@ ParticleSet read_particles(const std::string& path) {
   if ((ext == ".csv" || ext == ".txt") && (!format || *format == SnapshotFormat::csv))
     return read_csv(path);
   LoadedSnapshot s = load_snapshot(path);
+  if (note) *note = s.note;
   return std::move(s.particles);
 }
 

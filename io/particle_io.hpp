@@ -9,8 +9,9 @@
 namespace hoshi::io {
 
 // Reads particles from `path`; throws std::invalid_argument naming the file, the field and
-// the value for unreadable or invalid input.
-ParticleSet read_particles(const std::string& path);
+// the value for unreadable or invalid input (or a file without collisionless particles).
+// `note`, if given, receives what the reader skipped ("N gas particles skipped ...", or empty).
+ParticleSet read_particles(const std::string& path, std::string* note = nullptr);
 
 // Writes particles to `path` (format from the extension), atomically.
 void write_particles(const std::string& path, const ParticleSet& p);

@@ -110,6 +110,11 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.particles = read_csv(path);
       break;
   }
+  // The readers return an empty set (a valid file); the commands need particles.
+  if (out.particles.empty())
+    throw_bad_field(path, "particles", 0,
+                    "nothing to load: no collisionless particles" +
+                        (out.note.empty() ? std::string() : " (" + out.note + ")"));
   return out;
 }
 

@@ -88,6 +88,19 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
   std::size_t start = kHeader;
   if (size >= 32) h.version = r.get<std::int32_t>("header.pad");
   if (size == 28 + body) {
+    // A 28-byte header, or a padded file 4 bytes short (truncated): then bytes 28..31 are the
+    // pad (0, or Bonsai's version 2) where the 28-byte layout has the first record's mass,
+    // which is a normal positive float.
+    if (body > 0) {
+      r.seek(28, "first record");
+      const float first_mass = r.get<float>("first record");
+      if (!(std::isnormal(first_mass) && first_mass > 0))
+        throw_bad_field(name, "header.nbodies", h.nbodies,
+                        "the counts need " + std::to_string(kHeader + body) +
+                            " bytes but the file has " + std::to_string(size) +
+                            " (truncated; as an unpadded 28-byte header the first mass would be " +
+                            std::to_string(first_mass) + ")");
+    }
     start = 28;
     h.version = 0;
   } else if (size != kHeader + body) {

@@ -10,7 +10,9 @@
 #include <string>
 
 #include "ic/ic.hpp"
+#include "io/byte_reader.hpp"
 #include "io/csv.hpp"
+#include "io/hdf5_snapshot.hpp"
 
 namespace fs = std::filesystem;
 
@@ -102,6 +104,41 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
   EXPECT_NE(r.err.find("--theta '0.5,,0.7'"), std::string::npos) << r.err;
 }
 
+// A file's gas is skipped with a note by every command that reads particles (only `run` said
+// so), and a file with nothing to load is an error naming it (forces, render and run went on
+// with zero particles).
+TEST(Cli, SkippedGasIsReportedAndAnEmptyFileIsAnError) {
+  const fs::path d = scratch();
+  std::string b;  // big-endian tipsy: 1 gas and 2 dark particles
+  hoshi::io::put_bytes(b, 0.0, true);
+  for (std::int32_t v : {3, 3, 1, 2, 0, 0}) hoshi::io::put_bytes(b, v, true);
+  for (int k = 0; k < 12; ++k) hoshi::io::put_bytes(b, 0.5f, true);
+  for (int i = 0; i < 2; ++i)
+    for (float v : {0.5f, float(i), 0.f, 0.f, 0.f, 0.f, 0.f, 0.01f, 0.f})
+      hoshi::io::put_bytes(b, v, true);
+  const std::string gas = (d / "gas.tipsy").string();
+  std::ofstream(gas, std::ios::binary) << b;
+  for (const std::string& cmd :
+       {"forces " + gas + " --out " + (d / "f.csv").string(), "analyze " + gas,
+        "render " + gas + " --out " + (d / "r.png").string() + " --resolution 16"}) {
+    const Result r = hoshi(cmd, d);
+    EXPECT_EQ(r.status, 0) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find("1 gas particles skipped"), std::string::npos) << cmd << ": " << r.err;
+  }
+  const std::string empty = (d / "empty.hdf5").string();
+  hoshi::io::write_hdf5_snapshot(empty, hoshi::ParticleSet{}, hoshi::io::SnapshotInfo{});
+  for (const std::string& cmd : {"forces " + empty + " --out " + (d / "g.csv").string(),
+                                 "run --ic " + empty + " --out " + (d / "o").string()}) {
+    const Result r = hoshi(cmd, d);
+    EXPECT_EQ(r.status, 2) << cmd;
+    EXPECT_NE(r.err.find("empty.hdf5: field particles: value 0 (nothing to load"),
+              std::string::npos)
+        << cmd << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(d / "g.csv"));
+  EXPECT_FALSE(fs::exists(d / "o"));
+}
+
 TEST(Cli, ThetaAboveOneRunsWithAWarning) {
   const fs::path d = scratch();
   Result r = hoshi("ic -n 300 --out " + (d / "ic.csv").string(), d);
@@ -130,9 +167,8 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   // the default dt 1/128 is about 2 of them (the energy error reaches ~10). The default run
   // (Plummer, Henon units: ~0.68) gets no warning.
   const fs::path d = scratch();
-  Result r = hoshi("run --ic hernquist -n 512 --units galaxy --t-end 0 --quiet --out " +
-                       (d / "g").string(),
-                   d);
+  Result r = hoshi(
+      "run --ic hernquist -n 512 --units galaxy --t-end 0 --quiet --out " + (d / "g").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: --dt 0.0078125 is "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("half-mass dynamical times"), std::string::npos) << r.err;

@@ -148,6 +148,27 @@ TEST(BadTipsy, HeaderCountDisagreesWithData) {
   EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
 }
 
+// A padded file 4 bytes short has the size of the unpadded 28-byte layout: it was read that way,
+// every record shifted by 4 bytes (with exit 0 where the shifted masses stayed positive). The
+// 28-byte layout would put the first mass where the pad is (0 here): reported as truncated.
+TEST(BadTipsy, FourBytesShortIsTruncatedNotTheUnpaddedLayout) {
+  ScratchDir dir("bad");
+  std::string b = tipsy_bytes(dir);
+  b.resize(b.size() - 4);
+  const std::string path = dir.file("short.tipsy");
+  test::write_all(path, b);
+  const std::string msg = test::invalid_argument_message([&] { read_tipsy(path); });
+  EXPECT_NE(msg.find("header.nbodies"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("truncated"), std::string::npos) << msg;
+  // The genuine unpadded layout (the same file without its 4 pad bytes) still reads.
+  std::string unpadded = tipsy_bytes(dir);
+  unpadded.erase(28, 4);
+  const TipsyData d = parse_tipsy(reinterpret_cast<const unsigned char*>(unpadded.data()),
+                                  unpadded.size(), "unpadded");
+  EXPECT_EQ(d.particles.size(), small_set().size());
+  EXPECT_EQ(d.particles.m[0], static_cast<float>(small_set().m[0]));
+}
+
 TEST(BadTipsy, InconsistentHeaderSums) {
   ScratchDir dir("bad");
   std::string b = tipsy_bytes(dir);
@@ -262,6 +283,22 @@ TEST(BadHdf5, HeaderCountMismatch) {
   H5Gclose(h);
   H5Fclose(f);
   expect_error(path, {"Header/NumPart_Total[1]", "10"});
+}
+
+// A unit of 0 collapsed every position (exit 0); a negative one was reported as a bad mass.
+TEST(BadHdf5, UnitsMustBePositiveAndFinite) {
+  for (double bad : {0.0, -1.0, std::nan("")}) {
+    ScratchDir dir("bad");
+    const std::string path = hdf5_file(dir);
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t g = H5Gopen2(f, "Units", H5P_DEFAULT);
+    const hid_t a = H5Aopen(g, "UnitLength_in_cm", H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_DOUBLE, &bad);
+    H5Aclose(a);
+    H5Gclose(g);
+    H5Fclose(f);
+    expect_error(path, {"Units/UnitLength_in_cm", "a unit must be positive and finite"});
+  }
 }
 
 TEST(BadHdf5, NotAGadgetLayout) {

@@ -258,6 +258,30 @@ TEST(IoRun, GravitationalConstantScalesTheModelAndSurvivesRestarts) {
   EXPECT_EQ(to_string(*find_param(c.info.parameters, "GravityConstantInternal")), "2");
 }
 
+TEST(IoRun, TipsyRoundTripKeepsTheVelocitiesOfARunWithItsOwnG) {
+  // write_tipsy converts to G = 1 with the run's G (v / 2 at -G 4); reading the file into a run
+  // with the same -G converts back (it returned v / 2: only the unit system's G was undone).
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(
+      hoshi(kRun + "-G 4 --t-end 0 --snapshot-every 1 --snapshot-format tipsy --out " + a, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic " + a +
+                      "/snapshot_000.tipsy -G 4 --solver direct --t-end 0 --quiet "
+                      "--out " +
+                      b,
+                  log),
+            0)
+      << test::read_all(log);
+  const ParticleSet pa = read_hdf5_snapshot(a + "/checkpoint.hdf5").particles;
+  const ParticleSet pb = read_hdf5_snapshot(b + "/checkpoint.hdf5").particles;
+  ASSERT_EQ(pa.size(), pb.size());
+  for (std::size_t i = 0; i < pa.size(); ++i) {
+    EXPECT_NEAR(pb.vx[i], pa.vx[i], 1e-6 * (std::abs(pa.vx[i]) + 1)) << i;  // tipsy is float32
+    EXPECT_NEAR(pb.x[i], pa.x[i], 1e-6 * (std::abs(pa.x[i]) + 1)) << i;
+  }
+}
+
 TEST(IoRun, GalaxyUnitsSurviveRestarts) {
   // --units galaxy without -G: G is the unit system's 43007.1. The snapshots store that G (they
   // stored the option's default 1, which a restart passed back as -G 1: the continued run had

@@ -218,7 +218,9 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<RadialProfile> radial;
   std::vector<DiskProfile> disk;
   for (const auto& path : files) {
-    ParticleSet all = io::read_particles(path);
+    std::string note;
+    ParticleSet all = io::read_particles(path, &note);
+    if (!note.empty()) std::cerr << "hoshi analyze: " << path << ": " << note << "\n";
     ParticleSet selected;
     if (r.count("ids")) {
       for (std::size_t i = 0; i < all.size(); ++i)

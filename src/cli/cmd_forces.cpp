@@ -30,7 +30,10 @@ int cmd_forces(int argc, char** argv) {
   require_new_output(out, r.count("overwrite") > 0);
   const SolverConfig cfg = solver_config(r);
   apply_threads(r);
-  ParticleSet p = io::read_particles(r["input"].as<std::string>());
+  std::string note;
+  ParticleSet p = io::read_particles(r["input"].as<std::string>(), &note);
+  if (!note.empty())
+    std::cerr << "hoshi forces: " << r["input"].as<std::string>() << ": " << note << "\n";
   auto solver = make_solver(cfg, p.size());
   const ForceStats st = solver->compute(p);
   io::write_forces_csv(out, p);

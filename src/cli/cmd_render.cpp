@@ -46,6 +46,8 @@ int cmd_render(int argc, char** argv) {
     throw std::invalid_argument("option --decades: value " + std::to_string(ro.decades) +
                                 " (must be > 0)");
   const io::LoadedSnapshot s = io::load_snapshot(r["snapshot"].as<std::string>());
+  if (!s.note.empty())
+    std::cerr << "hoshi render: " << r["snapshot"].as<std::string>() << ": " << s.note << "\n";
   ro.units = s.units;
   if (!(ro.extent > 0)) ro.extent = io::auto_extent(s.particles, ro.axis);
   io::write_png(out, io::render_surface_density(s.particles, ro));

@@ -17,6 +17,7 @@
 #include "analysis/analysis.hpp"
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
+#include "core/checks.hpp"
 #include "diagnostics/diagnostics.hpp"
 #include "io/atomic_file.hpp"
 #include "io/hdf5_snapshot.hpp"
@@ -540,9 +541,20 @@ int cmd_run(int argc, char** argv) {
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
       if (s.format != io::SnapshotFormat::csv && s.format != io::SnapshotFormat::gadget)
         io::convert_units(s.particles, s.units, units);
+      // tipsy files are in G = 1 units (write_tipsy converts with the run's G): with -G other
+      // than the unit system's, the velocities go back to that G (the file's system unchanged).
+      if (s.format == io::SnapshotFormat::tipsy && cfg.solver.G != units.G()) {
+        const double f = std::sqrt(cfg.solver.G / units.G());
+        for (std::size_t i = 0; i < s.particles.size(); ++i) {
+          s.particles.vx[i] *= f;
+          s.particles.vy[i] *= f;
+          s.particles.vz[i] *= f;
+        }
+      }
       p = std::move(s.particles);
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
+    require_valid_particles(p, ic);     // after unit conversion, before --out is touched
     warn_long_step(cfg, p);
     require_resolvable_softening(cfg.solver, p);
     io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);

@@ -258,7 +258,10 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
                                number(r, "radius"));
   if (ic == "kepler") return make_kepler(number(r, "eccentricity"));
   check_ic_file(r);
-  return io::read_particles(ic);
+  std::string note;
+  ParticleSet p = io::read_particles(ic, &note);
+  if (!note.empty()) std::cerr << "hoshi: " << ic << ": " << note << "\n";
+  return p;
 }
 
 void add_threads_option(cxxopts::Options& o) {
