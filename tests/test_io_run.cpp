@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "io/hdf5_snapshot.hpp"
 #include "io/param_file.hpp"
@@ -138,6 +139,44 @@ TEST(IoRun, ShortRunTakesAllItsSteps) {
   const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
   EXPECT_EQ(state(c, "step"), 10);
   EXPECT_NEAR(state(c, "time"), 1e-11, 1e-23);
+}
+
+// The time column of OUT/energy.csv.
+std::vector<double> energy_times(const std::string& out) {
+  std::istringstream in(test::read_all(out + "/energy.csv"));
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<double> t;
+  while (std::getline(in, line)) {
+    const auto a = line.find(','), b = line.find(',', a + 1);
+    t.push_back(std::stod(line.substr(a + 1, b - a - 1)));
+  }
+  return t;
+}
+
+TEST(IoRun, OutputTimesAreMultiplesNotSums) {
+  // Output times were found by adding output_every again and again: after 1e5 outputs of 0.03
+  // the sum had drifted past a step that landed on its multiple, and that row was missing
+  // (step 91360 here); with --eta the steps were cut to the sums (0.6 - 1e-16, 0.8 - 1e-16, and
+  // t_end - 1e-16) instead of the multiples k T and t_end.
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic kepler --softening 0 --solver direct --precision double --dt 0.03 "
+                  "--output-every 0.03 --t-end 3000 --quiet --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_EQ(energy_times(a).size(), 100001u);  // t = 0 and every step
+  ASSERT_EQ(hoshi("run --ic kepler --softening 0.01 --solver direct --precision double --eta 0.1 "
+                  "--output-every 0.1 --t-end 1 --quiet --out " +
+                      b,
+                  log),
+            0)
+      << test::read_all(log);
+  const std::vector<double> t = energy_times(b);
+  ASSERT_EQ(t.size(), 11u);
+  for (int k = 0; k <= 10; ++k) EXPECT_EQ(t[k], k * 0.1) << k;  // the multiples, bit for bit
 }
 
 class IoRunSignal : public ::testing::TestWithParam<int> {};
