@@ -135,8 +135,9 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
       throw_bad_field(name, "HEAD.mass[" + std::to_string(t) + "]", h.mass[t],
                       "MassTable entries must be finite and >= 0");
     if (h.mass[t] == 0) n_mass += h.npart[t];
+    const std::uint64_t total = h.total[t] + (std::uint64_t(h.high[t]) << 32);
+    out.total[t] = total;
     if (h.num_files == 1) {
-      const std::uint64_t total = h.total[t] + (std::uint64_t(h.high[t]) << 32);
       if (total != h.npart[t])
         throw_bad_field(
             name, "HEAD.npartTotal[" + std::to_string(t) + "]", total,
@@ -224,6 +225,13 @@ GadgetBinaryData read_gadget_binary(const std::string& path) {
         all.skipped[t] += part.skipped[t];
       }
     }
+    // The first member's header totals against what the members hold.
+    for (int t = 0; t < 6; ++t)
+      if (all.total[t] != all.loaded[t] + all.skipped[t])
+        throw_bad_field(m[1].str() + ".0", "HEAD.npartTotal[" + std::to_string(t) + "]",
+                        all.total[t],
+                        "differs from the members' npart sum = " +
+                            std::to_string(all.loaded[t] + all.skipped[t]));
     out = std::move(all);
   }
   validate_loaded(out.particles, path);

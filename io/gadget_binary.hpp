@@ -26,6 +26,7 @@ struct GadgetBinaryData {
   bool double_precision = false;
   bool long_ids = false;
   int num_files = 1;
+  std::array<std::uint64_t, 6> total{};  // the header's npartTotal (with the high words)
   std::array<std::uint64_t, 6> loaded{};
   std::array<std::uint64_t, 6> skipped{};
 };

@@ -460,6 +460,8 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
   }
   if (first) {
     out.info.time = attr_or(h.get(), "Time", 0, file, "Header");
+    if (!std::isfinite(out.info.time))
+      throw_bad_field(file, "Header/Time", out.info.time, "must be finite");
     out.info.redshift = attr_or(h.get(), "Redshift", 0, file, "Header");
     out.info.box_size = attr_or(h.get(), "BoxSize", 0, file, "Header");  // SWIFT: 3 entries
     out.info.units = read_units(f.get(), file);
@@ -517,6 +519,21 @@ void write_hdf5_snapshot(const std::string& path, const ParticleSet& p, const Sn
   write_atomically(path, [&](const std::string& tmp) { write_file(tmp, path, p, info); });
 }
 
+namespace {
+// Header/NumPart_Total (with NumPart_Total_HighWord) of a file; empty when absent.
+std::vector<std::uint64_t> header_totals(const std::string& file) {
+  Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  Handle h(H5Gopen2(f.get(), "Header", H5P_DEFAULT), H5Gclose);
+  if (!has_attr(h.get(), "NumPart_Total")) return {};
+  std::vector<std::uint64_t> total = read_attr_counts(h.get(), "NumPart_Total", file);
+  if (has_attr(h.get(), "NumPart_Total_HighWord")) {
+    const auto high = read_attr_counts(h.get(), "NumPart_Total_HighWord", file);
+    for (std::size_t t = 0; t < total.size() && t < high.size(); ++t) total[t] += high[t] << 32;
+  }
+  return total;
+}
+}  // namespace
+
 SnapshotData read_hdf5_snapshot(const std::string& path) {
   QuietHdf5 quiet;
   if (!std::filesystem::is_regular_file(path))
@@ -538,6 +555,16 @@ SnapshotData read_hdf5_snapshot(const std::string& path) {
             file, "file", "missing",
             "member " + std::to_string(k) + " of a " + std::to_string(nfiles) + "-file snapshot");
       read_one_file(file, out, k == 0);
+    }
+    // The first member's header totals against what the members hold.
+    const std::string first = m[1].str() + ".0." + m[3].str();
+    const std::vector<std::uint64_t> total = header_totals(first);
+    for (std::size_t t = 0; t < total.size(); ++t) {
+      const std::uint64_t held =
+          t < out.loaded.size() ? out.loaded[t] + out.skipped[t] : std::uint64_t{0};
+      if (total[t] != held)
+        throw_bad_field(first, "Header/NumPart_Total[" + std::to_string(t) + "]", total[t],
+                        "differs from the members' NumPart_ThisFile sum = " + std::to_string(held));
     }
   }
   validate_loaded(out.particles, path);

@@ -129,6 +129,11 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
       return;
     case SnapshotFormat::gadget: {
       GadgetWriteOptions o;
+      // .g1: format 1 (no block labels); otherwise format 2.
+      std::string name = std::filesystem::path(path).extension().string();
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      o.format = name == ".g1" ? 1 : 2;
       o.double_precision = true;
       o.long_ids = true;
       write_gadget_binary(path, p, info.time, o);

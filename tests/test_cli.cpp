@@ -139,6 +139,36 @@ TEST(Cli, SkippedGasIsReportedAndAnEmptyFileIsAnError) {
   EXPECT_FALSE(fs::exists(d / "o"));
 }
 
+// analyze's time column is the file's time for every format that records one (it read only
+// HDF5's and printed 0 for Gadget and tipsy); --out x.g1 writes Gadget format 1 (it wrote 2).
+TEST(Cli, AnalyzeReportsTheTimeOfEveryFormatAndG1IsFormatOne) {
+  const fs::path d = scratch();
+  for (const std::string fmt : {"hdf5", "gadget", "tipsy"}) {
+    const fs::path out = d / fmt;
+    ASSERT_EQ(hoshi("run -n 64 --solver direct --dt 0.125 --t-end 0.5 --snapshot-every 0.5 "
+                    "--snapshot-format " +
+                        fmt + " --quiet --out " + out.string(),
+                    d)
+                  .status,
+              0);
+    const fs::path csv = d / (fmt + ".csv");
+    const Result r =
+        hoshi("analyze " + (out / ("snapshot_001." + fmt)).string() + " --csv " + csv.string(), d);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream in(csv);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    const auto a = row.find(','), b = row.find(',', a + 1);
+    EXPECT_EQ(std::stod(row.substr(a + 1, b - a - 1)), 0.5) << fmt << ": " << row;
+  }
+  ASSERT_EQ(hoshi("ic -n 16 --out " + (d / "x.g1").string(), d).status, 0);
+  std::ifstream g1(d / "x.g1", std::ios::binary);
+  std::int32_t marker = 0;
+  g1.read(reinterpret_cast<char*>(&marker), 4);
+  EXPECT_EQ(marker, 256);  // format 1: the header record itself (format 2 starts with 8, "HEAD")
+}
+
 TEST(Cli, ThetaAboveOneRunsWithAWarning) {
   const fs::path d = scratch();
   Result r = hoshi("ic -n 300 --out " + (d / "ic.csv").string(), d);

@@ -290,16 +290,31 @@ TEST(IoHdf5, ReadsMultiFileSets) {
   for (std::size_t i = 0; i < b.size(); ++i) b.id[i] += 100000;
   write_hdf5_snapshot(dir.file("snap.0.hdf5"), a, sample_info(units_henon()));
   write_hdf5_snapshot(dir.file("snap.1.hdf5"), b, sample_info(units_henon()));
-  for (const char* name : {"snap.0.hdf5", "snap.1.hdf5"}) {
-    const hid_t f = H5Fopen(dir.file(name).c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
-    const hid_t at = H5Aopen(h, "NumFilesPerSnapshot", H5P_DEFAULT);
-    const std::int32_t two = 2;
-    H5Awrite(at, H5T_NATIVE_INT32, &two);
-    H5Aclose(at);
-    H5Gclose(h);
-    H5Fclose(f);
-  }
+  // Every member: two files, and the set's totals (10 of type 1).
+  const auto set_header = [&](std::uint32_t total1) {
+    for (const char* name : {"snap.0.hdf5", "snap.1.hdf5"}) {
+      const hid_t f = H5Fopen(dir.file(name).c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+      const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+      const hid_t at = H5Aopen(h, "NumFilesPerSnapshot", H5P_DEFAULT);
+      const std::int32_t two = 2;
+      H5Awrite(at, H5T_NATIVE_INT32, &two);
+      H5Aclose(at);
+      const hid_t tot = H5Aopen(h, "NumPart_Total", H5P_DEFAULT);
+      const std::uint32_t total[6] = {0, total1, 0, 0, 0, 0};
+      H5Awrite(tot, H5T_NATIVE_UINT32, total);
+      H5Aclose(tot);
+      H5Gclose(h);
+      H5Fclose(f);
+    }
+  };
+  // Header totals that disagree with what the members hold are an error (they were not checked
+  // for sets).
+  set_header(11);
+  const std::string bad =
+      test::invalid_argument_message([&] { read_hdf5_snapshot(dir.file("snap.1.hdf5")); });
+  EXPECT_NE(bad.find("snap.0.hdf5: field Header/NumPart_Total[1]: value 11"), std::string::npos)
+      << bad;
+  set_header(10);
   // Any member names the set; particles come in file order.
   const SnapshotData d = read_hdf5_snapshot(dir.file("snap.1.hdf5"));
   ASSERT_EQ(d.particles.size(), 10u);
@@ -514,6 +529,34 @@ TEST(IoGadget, AllVariantsRoundTrip) {
             ASSERT_EQ(d.particles.id[i], p.id[i]);
           }
         }
+}
+
+// A two-file set NAME.0, NAME.1 (format 1, little-endian: num_files at byte 128, npartTotal[1]
+// at byte 104): read in member order; header totals that disagree with the members are an error
+// (they were not checked for sets).
+TEST(IoGadget, MultiFileSetsAndTheirTotals) {
+  ScratchDir dir("gadget");
+  ParticleSet a = test::sample_particles(6, 1), b = test::sample_particles(4, 2);
+  for (std::size_t i = 0; i < b.size(); ++i) b.id[i] += 100000;
+  GadgetWriteOptions o;
+  o.format = 1;
+  const auto write = [&](std::uint32_t total1) {
+    for (int k = 0; k < 2; ++k) {
+      std::string bytes = gadget_binary_bytes(k == 0 ? a : b, 0.5, o);
+      const std::int32_t two = 2;
+      std::memcpy(&bytes[128], &two, 4);
+      std::memcpy(&bytes[104], &total1, 4);
+      test::write_all(dir.file("set." + std::to_string(k)), bytes);
+    }
+  };
+  write(10);
+  const GadgetBinaryData d = read_gadget_binary(dir.file("set.1"));
+  ASSERT_EQ(d.particles.size(), 10u);
+  EXPECT_EQ(d.particles.id[6], b.id[0]);
+  write(11);
+  const std::string msg =
+      test::invalid_argument_message([&] { read_gadget_binary(dir.file("set.0")); });
+  EXPECT_NE(msg.find("set.0: field HEAD.npartTotal[1]: value 11"), std::string::npos) << msg;
 }
 
 TEST(IoGadget, MassTableAndGasAreHandled) {

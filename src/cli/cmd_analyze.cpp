@@ -1,5 +1,4 @@
 // hoshi analyze SNAPSHOT...: Lagrangian radii, bound mass and profiles of particle snapshots.
-#include <hdf5.h>
 
 #include <charconv>
 #include <cmath>
@@ -15,35 +14,11 @@
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
 #include "io/atomic_file.hpp"
-#include "io/particle_io.hpp"
+#include "io/snapshot_io.hpp"
 
 namespace hoshi::cli {
 
 namespace {
-
-// The simulated time of a snapshot: the Gadget-4 /Header attribute "Time" of an HDF5 file,
-// 0 for formats that carry no time (CSV) or when the attribute is absent.
-double snapshot_time(const std::string& path) {
-  if (H5Fis_hdf5(path.c_str()) <= 0) return 0.0;
-  double t = 0.0;
-  H5E_auto2_t old_fn;
-  void* old_data;
-  H5Eget_auto2(H5E_DEFAULT, &old_fn, &old_data);
-  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f >= 0) {
-    if (H5Aexists_by_name(f, "/Header", "Time", H5P_DEFAULT) > 0) {
-      const hid_t a = H5Aopen_by_name(f, "/Header", "Time", H5P_DEFAULT, H5P_DEFAULT);
-      if (a >= 0) {
-        if (H5Aread(a, H5T_NATIVE_DOUBLE, &t) < 0) t = 0.0;
-        H5Aclose(a);
-      }
-    }
-    H5Fclose(f);
-  }
-  H5Eset_auto2(H5E_DEFAULT, old_fn, old_data);
-  return t;
-}
 
 std::string stem(const std::string& path) {
   return std::filesystem::path(path).stem().string();
@@ -125,7 +100,8 @@ int cmd_analyze(int argc, char** argv) {
       "hoshi analyze",
       "Lagrangian radii (10, 50, 90% of the mass, about the centre of mass and about the "
       "shrinking-sphere density centre), optional bound mass, and spherical and disk profiles "
-      "of particle snapshots. The time column is the HDF5 /Header Time, 0 for CSV files.");
+      "of particle snapshots. The time column is the time the file records (HDF5 /Header Time, "
+      "Gadget header, tipsy header in its G = 1 units), 0 for CSV files.");
   o.positional_help("SNAPSHOT...");
   o.add_options()("snapshots", "particle files", cxxopts::value<std::vector<std::string>>())(
       "csv", "write one row per snapshot to this CSV file", cxxopts::value<std::string>())(
@@ -218,9 +194,11 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<RadialProfile> radial;
   std::vector<DiskProfile> disk;
   for (const auto& path : files) {
-    std::string note;
-    ParticleSet all = io::read_particles(path, &note);
-    if (!note.empty()) std::cerr << "hoshi analyze: " << path << ": " << note << "\n";
+    // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
+    // file's units (tipsy: its G = 1 units).
+    io::LoadedSnapshot s = io::load_snapshot(path);
+    if (!s.note.empty()) std::cerr << "hoshi analyze: " << path << ": " << s.note << "\n";
+    ParticleSet all = std::move(s.particles);
     ParticleSet selected;
     if (r.count("ids")) {
       for (std::size_t i = 0; i < all.size(); ++i)
@@ -232,7 +210,7 @@ int cmd_analyze(int argc, char** argv) {
                                     r["ids"].as<std::string>());
     }
     const ParticleSet& p = r.count("ids") ? selected : all;
-    const double t = snapshot_time(path);
+    const double t = s.time;
     double mass = 0;
     for (double m : p.m) mass += m;
     const Vec3 com = centre_of_mass(p), vcom = centre_of_mass_velocity(p);
