@@ -14,28 +14,31 @@ std::string extension(const std::string& path) {
 }
 }  // namespace
 
-ParticleSet read_particles(const std::string& path, std::string* note) {
-  if (note) note->clear();
+ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta) {
+  if (meta) *meta = LoadedSnapshot{};
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw std::invalid_argument(path + ": field file: value missing (no such file)");
   // CSV by extension (.csv, .txt) unless the content says it is a binary format.
   const auto format = detect_snapshot_format(path);
   const std::string ext = extension(path);
-  if ((ext == ".csv" || ext == ".txt") && (!format || *format == SnapshotFormat::csv))
+  if ((ext == ".csv" || ext == ".txt") && (!format || *format == SnapshotFormat::csv)) {
+    if (meta) meta->format = SnapshotFormat::csv;
     return read_csv(path);
+  }
   LoadedSnapshot s = load_snapshot(path);
-  if (note) *note = s.note;
-  return std::move(s.particles);
+  ParticleSet p = std::move(s.particles);
+  if (meta) *meta = std::move(s);
+  return p;
 }
 
-void write_particles(const std::string& path, const ParticleSet& p) {
+void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info) {
   const auto format = format_from_extension(path);
   if (!format)
     throw std::invalid_argument(
         path + ": unknown output format '" + extension(path) +
         "' (supported: .csv, .hdf5/.h5, .tipsy/.std/.bin, .gadget/.g2/.dat)");
-  save_snapshot(path, *format, p, SnapshotInfo{});
+  save_snapshot(path, *format, p, info);
 }
 
 }  // namespace hoshi::io

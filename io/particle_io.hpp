@@ -5,15 +5,18 @@
 #include <string>
 
 #include "core/particle_set.hpp"
+#include "io/snapshot_io.hpp"
 
 namespace hoshi::io {
 
 // Reads particles from `path`; throws std::invalid_argument naming the file, the field and
 // the value for unreadable or invalid input (or a file without collisionless particles).
-// `note`, if given, receives what the reader skipped ("N gas particles skipped ...", or empty).
-ParticleSet read_particles(const std::string& path, std::string* note = nullptr);
+// `meta`, if given, receives the rest of what load_snapshot returns (time, units, format, and
+// the note of what was skipped, "N gas particles skipped ...", or empty); not the particles.
+ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta = nullptr);
 
-// Writes particles to `path` (format from the extension), atomically.
-void write_particles(const std::string& path, const ParticleSet& p);
+// Writes particles to `path` (format from the extension), atomically, with the time and units
+// of `info` (default: t = 0, henon units).
+void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info = {});
 
 }  // namespace hoshi::io

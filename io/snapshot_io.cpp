@@ -102,7 +102,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       GadgetBinaryData d = read_gadget_binary(path);
       out.particles = std::move(d.particles);
       out.time = d.time;
-      out.units = units_galaxy();  // Gadget's default internal units
+      out.units = units_henon();  // none in the file: the run's (code) units
       out.note = gas_note(d.skipped[0]);
       break;
     }

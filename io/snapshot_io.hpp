@@ -29,7 +29,9 @@ std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path);
 struct LoadedSnapshot {
   ParticleSet particles;
   double time = 0;
-  UnitSystem units;  // the file's units (Gadget binary: galaxy; tipsy: from PATH.param)
+  // The file's units (HDF5: /Units; tipsy: G = 1 units from PATH.param; Gadget binary and CSV
+  // carry none: the code's, henon).
+  UnitSystem units;
   ParamList parameters;
   SnapshotFormat format = SnapshotFormat::hdf5;
   std::string note;  // what was skipped (gas), or empty

@@ -321,6 +321,28 @@ TEST(IoRun, TipsyRoundTripKeepsTheVelocitiesOfARunWithItsOwnG) {
   }
 }
 
+TEST(IoRun, FormatConversionKeepsTimeAndUnits) {
+  // hoshi ic --ic FILE --out OTHER wrote the values with henon units at t = 0: a galaxy-units
+  // snapshot came out with its masses labelled 43007 times too small.
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log"), conv = dir.file("conv.hdf5");
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --dt 1e-4 --solver direct --quiet --units galaxy "
+                  "--t-end 0.0005 --snapshot-every 0.0005 --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("ic --ic " + a + "/snapshot_001.hdf5 --out " + conv, log), 0)
+      << test::read_all(log);
+  const SnapshotData s = read_hdf5_snapshot(a + "/snapshot_001.hdf5");
+  const SnapshotData c = read_hdf5_snapshot(conv);
+  EXPECT_EQ(c.info.units.name, "galaxy");
+  EXPECT_EQ(c.info.units.mass_g, s.info.units.mass_g);
+  EXPECT_EQ(c.info.time, s.info.time);
+  EXPECT_EQ(c.particles.x, s.particles.x);
+  EXPECT_EQ(c.particles.vx, s.particles.vx);
+}
+
 TEST(IoRun, GalaxyUnitsSurviveRestarts) {
   // --units galaxy without -G: G is the unit system's 43007.1. The snapshots store that G (they
   // stored the option's default 1, which a restart passed back as -G 1: the continued run had

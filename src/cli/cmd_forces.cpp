@@ -30,8 +30,9 @@ int cmd_forces(int argc, char** argv) {
   require_new_output(out, r.count("overwrite") > 0);
   const SolverConfig cfg = solver_config(r);
   apply_threads(r);
-  std::string note;
-  ParticleSet p = io::read_particles(r["input"].as<std::string>(), &note);
+  io::LoadedSnapshot meta;
+  ParticleSet p = io::read_particles(r["input"].as<std::string>(), &meta);
+  const std::string& note = meta.note;
   if (!note.empty())
     std::cerr << "hoshi forces: " << r["input"].as<std::string>() << ": " << note << "\n";
   auto solver = make_solver(cfg, p.size());

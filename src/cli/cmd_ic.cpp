@@ -20,8 +20,11 @@ int cmd_ic(int argc, char** argv) {
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
   const std::string out = r["out"].as<std::string>();
   require_new_output(out, r.count("overwrite") > 0);
-  const ParticleSet p = initial_conditions(r);
-  io::write_particles(out, p);
+  // A particle file keeps its time and units (a conversion between formats relabelled them
+  // as henon at t = 0 without converting the values).
+  io::SnapshotInfo info;
+  const ParticleSet p = initial_conditions(r, &info);
+  io::write_particles(out, p, info);
   std::cerr << "hoshi ic: wrote " << p.size() << " particles to " << out << "\n";
   return 0;
 }

@@ -229,7 +229,7 @@ void check_ic_file(const cxxopts::ParseResult& r) {
                                 ": a file brings its own particles (-n sizes the models)");
 }
 
-ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
+ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info) {
   const std::string ic = r["ic"].as<std::string>();
   const auto seed = r["seed"].as<std::uint64_t>();
   const ModelParams params = given_model_params(r);
@@ -258,9 +258,13 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r) {
                                number(r, "radius"));
   if (ic == "kepler") return make_kepler(number(r, "eccentricity"));
   check_ic_file(r);
-  std::string note;
-  ParticleSet p = io::read_particles(ic, &note);
-  if (!note.empty()) std::cerr << "hoshi: " << ic << ": " << note << "\n";
+  io::LoadedSnapshot meta;
+  ParticleSet p = io::read_particles(ic, &meta);
+  if (!meta.note.empty()) std::cerr << "hoshi: " << ic << ": " << meta.note << "\n";
+  if (info) {
+    info->time = meta.time;
+    info->units = meta.units;
+  }
   return p;
 }
 

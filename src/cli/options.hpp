@@ -10,6 +10,7 @@
 
 #include "core/particle_set.hpp"
 #include "ic/models.hpp"
+#include "io/hdf5_snapshot.hpp"
 #include "solver/solver.hpp"
 
 namespace hoshi::cli {
@@ -34,7 +35,8 @@ SolverConfig solver_config(const cxxopts::ParseResult& r);
 // --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
 void add_ic_options(cxxopts::Options& options, const std::string& default_n = "8192");
 // The model (-n given with kepler, a two-body model, is an error) or the file's particles.
-ParticleSet initial_conditions(const cxxopts::ParseResult& r);
+// With a particle file, `info` (if given) receives its time and units (a model: unchanged).
+ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info = nullptr);
 // --ic names a file: it must exist (else the error lists the models, in case of a typo), and
 // -n, which sizes the models, must not be given.
 void check_ic_file(const cxxopts::ParseResult& r);
