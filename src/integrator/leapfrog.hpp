@@ -1,4 +1,6 @@
-// Leapfrog kick-drift-kick (second order, symplectic and time-reversible at fixed dt).
+// Leapfrog kick-drift-kick (second order, symplectic and time-reversible at fixed dt, for
+// forces that depend on the positions alone: the tree's relative criterion also reads the
+// previous step's |a|, which breaks exact reversibility).
 #pragma once
 
 #include "core/particle_set.hpp"
