@@ -80,6 +80,16 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --ic hernquist --radius 2", "applies to --ic uniform only"},
       {"run --ic kepler --eccentricity 0.9 --model-param e=0.5", "give one of them"},
       {"run --ic uniform --radius 2 --model-param radius=3", "give one of them"},
+      // Model parameters whose arithmetic over- or underflows, or whose sampling stalls: they
+      // wrote NaN, hung, or were dropped with exit 0 (an audit, 2026-11-30).
+      {"ic --ic disk -n 2000 --model-param disk_RQ=71", "invalid disk_RQ 71"},
+      {"ic --ic disk --model-param disk_Q=1e300", "magnitudes from 1e-30 to 1e30"},
+      {"ic --ic hernquist -n 100 --model-param a=1e-110", "magnitudes from 1e-30 to 1e30"},
+      {"ic --ic hernquist --model-param mass_cut=1e-30", "need 1e-6 <= mass_cut"},
+      {"ic --ic disk --model-param disk_Rmax=1e-6", "invalid disk_Rmax"},
+      {"ic --ic disk --model-param disk_z0=100", "invalid disk_z0 100"},
+      {"ic --ic disk --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},
+      {"ic --ic disk --model-param bulge_fraction=-3", "invalid bulge_fraction -3"},
       // A softening float32 cannot resolve against the potential: refused before any output.
       {"run --ic kepler --softening 1e-7", "the self term m/eps"},
   };
@@ -96,6 +106,12 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       hoshi("run --ic " + (d / "in.csv").string() + " -n 3000 --out " + (d / "o").string(), d);
   EXPECT_EQ(n_file.status, 2);
   EXPECT_NE(n_file.err.find("a file brings its own particles"), std::string::npos) << n_file.err;
+  EXPECT_FALSE(fs::exists(d / "o"));
+  // --model-param with a particle file (it was ignored, and stored in /Parameters).
+  const Result p_file = hoshi(
+      "run --ic " + (d / "in.csv").string() + " --model-param a=1 --out " + (d / "o").string(), d);
+  EXPECT_EQ(p_file.status, 2);
+  EXPECT_NE(p_file.err.find("--model-param with --ic"), std::string::npos) << p_file.err;
   EXPECT_FALSE(fs::exists(d / "o"));
   // An empty item of a list option is an error, not dropped.
   const Result r = hoshi("accuracy -n 100 --theta 0.5,,0.7", d);

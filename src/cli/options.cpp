@@ -227,6 +227,10 @@ void check_ic_file(const cxxopts::ParseResult& r) {
   if (r.count("particles"))
     throw std::invalid_argument("-n " + r["particles"].as<std::string>() + " with --ic " + ic +
                                 ": a file brings its own particles (-n sizes the models)");
+  if (r.count("model-param"))
+    throw std::invalid_argument("--model-param with --ic " + ic +
+                                ": a file brings its own particles (the parameters shape the "
+                                "models)");
 }
 
 ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info) {

@@ -135,7 +135,7 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
   require(p.halo == "hernquist" || p.halo == "nfw", "halo", 0, "halo must be hernquist or nfw");
   require(p.halo_mass > 0, "halo_mass", p.halo_mass, "must be > 0");
   require(p.halo_a > 0, "halo_a", p.halo_a, "must be > 0");
-  require(p.halo != "nfw" || p.halo_r_cut > 0, "halo_r_cut", p.halo_r_cut, "must be > 0");
+  require(p.halo_r_cut > 0, "halo_r_cut", p.halo_r_cut, "must be > 0 (used by the NFW halo)");
   require(p.disk_mass >= 0, "disk_mass", p.disk_mass, "must be >= 0");
   require(p.disk_Rd > 0, "disk_Rd", p.disk_Rd, "must be > 0");
   require(p.disk_z0 >= 0, "disk_z0", p.disk_z0, "must be >= 0");
@@ -151,6 +151,13 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
   require(p.mass_cut > 0 && p.mass_cut <= 1, "mass_cut", p.mass_cut, "need 0 < mass_cut <= 1");
   RQ_ = p.disk_RQ > 0 ? p.disk_RQ : 2.43 * p.disk_Rd;
   Rmax_ = p.disk_Rmax > 0 ? p.disk_Rmax : 10.0 * p.disk_Rd;
+  // The disk's shape, in units of its scale length: the exponential's force integral, the
+  // radius sampling and Sigma(R_Q) (for Q) over- or underflow, or take minutes, outside these
+  // (a disk beyond 50 R_d holds e^-50 of its mass; one thicker than R_d is no disk).
+  require(p.disk_z0 <= p.disk_Rd, "disk_z0", p.disk_z0, "must be <= disk_Rd");
+  require(Rmax_ >= 0.1 * p.disk_Rd && Rmax_ <= 50 * p.disk_Rd, "disk_Rmax", Rmax_,
+          "need 0.1 disk_Rd <= disk_Rmax <= 50 disk_Rd");
+  require(RQ_ <= Rmax_, "disk_RQ", RQ_, "must be <= disk_Rmax (Q is set inside the disk)");
   const double G = p.G, Md = p.disk_mass, Rd = p.disk_Rd;
   const double Mb = p.bulge_mass, ab = p.bulge_a;
 

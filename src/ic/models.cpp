@@ -161,6 +161,18 @@ Resolved resolve(const ModelSpec& spec, const ModelParams& given, const std::str
                                   ")");
     if (d && !std::isfinite(*d))
       throw std::invalid_argument("invalid value for model parameter " + prefix + key);
+    // Beyond 1e+-30 the models' double arithmetic over- or underflows (densities ~ M / a^3,
+    // exponentials of R / R_d): NaN output, endless rejection loops or silently cold models
+    // were the result. Rescale the units instead.
+    if (d && *d != 0 && !(std::abs(*d) >= 1e-30 && std::abs(*d) <= 1e30))
+      throw std::invalid_argument("invalid model parameter " + prefix + key + ": value " +
+                                  to_string(value) +
+                                  " (magnitudes from 1e-30 to 1e30; rescale the units instead)");
+    // Below a millionth of the mass the analytic Hernquist DF's velocity rejection stalls
+    // (1e-30 ran for minutes); no use needs it.
+    if (d && key == "mass_cut" && *d < 1e-6)
+      throw std::invalid_argument("invalid model parameter " + prefix + key + ": value " +
+                                  to_string(value) + " (need 1e-6 <= mass_cut <= 1)");
     if (text)
       r.text[key] = std::get<std::string>(value);
     else
@@ -202,6 +214,10 @@ DiskGalaxyParams galaxy_params(std::map<std::string, double>& v, const std::stri
   g.bulge_mass = v["bulge_mass"];
   g.bulge_a = v["bulge_a"];
   g.disk_fraction = v["disk_fraction"];
+  // Checked before it is dropped (no bulge), so that a bad value is not silently ignored.
+  if (!(v["bulge_fraction"] >= 0 && v["bulge_fraction"] < 1))
+    throw std::invalid_argument("invalid bulge_fraction " + to_string(v["bulge_fraction"]) +
+                                " (need 0 <= bulge_fraction < 1)");
   g.bulge_fraction = g.bulge_mass > 0 ? v["bulge_fraction"] : 0.0;
   g.mass_cut = v["mass_cut"];
   return g;
