@@ -194,6 +194,37 @@ TEST(Merger, ParabolicOrbitAndFrame) {
   EXPECT_NEAR(axis[2], c60, 0.03);
 }
 
+// Far apart: r_start up to 1e17 on the parabola (r_peri 0.4). The separation was recomputed
+// from an acos'd true anomaly: 9.99967e11 for 1e12, NaN for 1e17. Now r_start to round-off,
+// and the vis-viva speed v^2 = 2 G M / r and angular momentum |r x v| = sqrt(2 G M r_peri)
+// hold to the round-off of measuring a bulk velocity of sqrt(2 G M / r) from the sums of the
+// galaxies' O(1) internal velocities, ~sqrt(N) 2^-52 / sqrt(2 G M / r): 1e-6 allows r <= 1e12
+// for the speed, and r <= 1e6 for the transverse velocity sqrt(2 G M r_peri) / r in |r x v|.
+TEST(Merger, FarStartKeepsItsSeparation) {
+  for (double r_start : {1e6, 1e12, 1e17}) {
+    SCOPED_TRACE("r_start " + std::to_string(r_start));
+    MergerParams mp;
+    mp.r_start = r_start;
+    const std::size_t n = 3000;
+    const ParticleSet p = make_merger(n, 5, mp);
+    const auto n2 = static_cast<std::size_t>(std::llround(n * 0.5));
+    ParticleSet a, b;
+    for (std::size_t i = 0; i < n; ++i)
+      (i < n - n2 ? a : b).push_back(p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i], i);
+    const Vec3 ca = centre_of_mass(a), cb = centre_of_mass(b);
+    const Vec3 va = centre_of_mass_velocity(a), vb = centre_of_mass_velocity(b);
+    const double dx = cb[0] - ca[0], dy = cb[1] - ca[1], dz = cb[2] - ca[2];
+    const double ux = vb[0] - va[0], uy = vb[1] - va[1], uz = vb[2] - va[2];
+    const double r = std::hypot(dx, dy, dz), M = 2 * 1.05;
+    EXPECT_NEAR(r / r_start, 1.0, 1e-12);
+    if (r_start > 1e12) continue;
+    EXPECT_NEAR((ux * ux + uy * uy + uz * uz) / (2 * M / r), 1.0, 1e-6);
+    if (r_start > 1e6) continue;
+    const double h = std::hypot(dy * uz - dz * uy, dz * ux - dx * uz, dx * uy - dy * ux);
+    EXPECT_NEAR(h / std::sqrt(2 * M * mp.r_peri), 1.0, 1e-6);
+  }
+}
+
 // Sum of m (x - c) x (v - vc) over p, and the noise scale sqrt(2 sum |l_i|^2) of that sum for
 // particles with random, independent orientations: E|L|^2 = sum |l_i|^2, doubled for the mirror
 // pairs (x, v), (-x, -v) of the spherical samplers, whose l_i are equal.

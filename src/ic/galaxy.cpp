@@ -386,12 +386,23 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
   // Relative Kepler orbit of point masses M1, M2 (G M = G (M1 + M2)).
   const double G = mp.galaxy.G;
   const double pl = mp.r_peri * (1 + e);  // semi-latus rectum
-  double f = 0;
-  if (e > 1e-12) f = -std::acos(std::clamp((pl / mp.r_start - 1) / e, -1.0, 1.0));  // approaching
-  const double r0 = pl / (1 + e * std::cos(f));
+  // At separation r the true anomaly has e cos f = pl / r - 1 (approaching: sin f < 0). Written
+  // without the angle and without cancellations, so that r_start far beyond r_peri keeps its
+  // digits: 1 + e cos f = pl / r, and e^2 sin^2 f = (e - e cos f)(e + e cos f) =
+  // ((e + 1) - pl / r)((e - 1) + pl / r) (recomputing r from an acos'd angle gave 9.99967e11 for
+  // r_start 1e12, NaN for 1e17).
+  double r0 = pl, ecos = e, esin = 0, one_ecos = 1 + e;  // circular orbit (e = 0): f = 0
+  if (e > 1e-12) {
+    r0 = mp.r_start;
+    const double q = pl / r0;  // 1 + e cos f
+    ecos = std::clamp(q - 1, -e, e);
+    one_ecos = q;
+    esin = -std::sqrt(std::max(0.0, ((e + 1) - q) * ((e - 1) + q)));
+  }
   const double vk = std::sqrt(G * M / pl);
-  const double vr = vk * e * std::sin(f), vt = vk * (1 + e * std::cos(f));
-  const Eigen::Vector3d rhat(std::cos(f), std::sin(f), 0), that(-std::sin(f), std::cos(f), 0);
+  const double vr = vk * esin, vt = vk * one_ecos;
+  const double cf = e > 1e-12 ? ecos / e : 1.0, sf = e > 1e-12 ? esin / e : 0.0;
+  const Eigen::Vector3d rhat(cf, sf, 0), that(-sf, cf, 0);
   const Eigen::Vector3d rel = r0 * rhat, vrel = vr * rhat + vt * that;
 
   auto place = [](ParticleSet& p, double incl, double omega, const Eigen::Vector3d& x0,
