@@ -90,6 +90,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic disk --model-param disk_z0=100", "invalid disk_z0 100"},
       {"ic --ic disk --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},
       {"ic --ic disk --model-param bulge_fraction=-3", "invalid bulge_fraction -3"},
+      // Values printed as given (std::to_string printed 1.000000 and -0.000000).
+      {"ic --ic kepler --eccentricity 1.0000001", "invalid eccentricity 1.0000001 (need"},
+      {"ic --ic uniform --radius -1e-7", "invalid radius -1e-07 (must be > 0)"},
       // A softening float32 cannot resolve against the potential: refused before any output.
       {"run --ic kepler --softening 1e-7", "the self term m/eps"},
   };

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ic/ic.hpp"
+#include "ic/number_text.hpp"
 
 namespace hoshi {
 
@@ -117,7 +118,7 @@ ParticleSet make_plummer(std::size_t n, std::uint64_t seed) {
 ParticleSet make_uniform_sphere(std::size_t n, std::uint64_t seed, double radius) {
   require_n(n);
   if (!(radius > 0))
-    throw std::invalid_argument("invalid radius " + std::to_string(radius) + " (must be > 0)");
+    throw std::invalid_argument("invalid radius " + number_text(radius) + " (must be > 0)");
   Random rng(seed);
   ParticleSet p;
   p.resize(n);
@@ -132,7 +133,7 @@ ParticleSet make_uniform_sphere(std::size_t n, std::uint64_t seed, double radius
 
 ParticleSet make_kepler(double e) {
   if (!(e >= 0 && e < 1))
-    throw std::invalid_argument("invalid eccentricity " + std::to_string(e) + " (need 0 <= e < 1)");
+    throw std::invalid_argument("invalid eccentricity " + number_text(e) + " (need 0 <= e < 1)");
   // Relative orbit with a = 1, G M = 1: apocentre distance 1 + e, speed there
   // sqrt((1 - e) / (1 + e)) (vis-viva).
   const double r = 1.0 + e;

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ic/number_text.hpp"
+
 namespace hoshi {
 
 namespace {
@@ -14,9 +16,7 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  return number_text(v);
 }
 
 void require(bool ok, const char* key, double v, const char* rule) {

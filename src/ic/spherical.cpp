@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ic/number_text.hpp"
+
 namespace hoshi {
 
 namespace {
@@ -22,9 +24,7 @@ void unit_vector(Random& rng, double& x, double& y, double& z) {
 }
 
 std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  return number_text(v);
 }
 
 void require_positive(const char* what, double v) {
