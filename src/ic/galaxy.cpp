@@ -362,12 +362,26 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
     throw std::invalid_argument("invalid -n " + std::to_string(n) + " (a merger needs >= 2)");
   const auto n2 = static_cast<std::size_t>(std::llround(static_cast<double>(n) * q / (1 + q)));
   const std::size_t n1 = n - n2;
-  ParticleSet a = make_disk_galaxy(n1, seed, mp.galaxy);
+  // Which galaxy an error is about: the primary or the secondary (its keys are g2.KEY), with
+  // the particles each got (a merger of -n 3 gives the secondary one particle, too few for a
+  // disk).
+  const auto galaxy = [&](const char* which, std::size_t count, auto&& make) {
+    try {
+      return make();
+    } catch (const std::invalid_argument& err) {
+      throw std::invalid_argument(std::string("merger ") + which + " (" + std::to_string(count) +
+                                  " of -n " + std::to_string(n) + " particles): " + err.what());
+    }
+  };
+  if (n2 == 0)
+    throw std::invalid_argument("invalid -n " + std::to_string(n) + " with mass_ratio " + num(q) +
+                                ": the secondary gets no particle");
+  ParticleSet a = galaxy("primary", n1, [&] { return make_disk_galaxy(n1, seed, mp.galaxy); });
   const std::uint64_t seed2 = seed ^ 0x9e3779b97f4a7c15ULL;
   const double M1 = DiskGalaxyModel(mp.galaxy).total_mass(), M2 = M1 * q, M = M1 + M2;
   ParticleSet b;
   if (mp.secondary) {
-    b = mp.secondary(n2, seed2);
+    b = galaxy("secondary", n2, [&] { return mp.secondary(n2, seed2); });
     double m_model = 0;
     for (double m : b.m) m_model += m;
     require(m_model > 0, "secondary mass", m_model, "must be > 0");
@@ -380,7 +394,8 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
     }
     to_com_frame(b);
   } else {
-    b = make_disk_galaxy(n2, seed2, scaled_secondary(mp.galaxy, q));
+    b = galaxy("secondary", n2,
+               [&] { return make_disk_galaxy(n2, seed2, scaled_secondary(mp.galaxy, q)); });
   }
 
   // Relative Kepler orbit of point masses M1, M2 (G M = G (M1 + M2)).
