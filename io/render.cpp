@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
 #include "io/atomic_file.hpp"
 
 namespace hoshi::io {
@@ -146,6 +147,9 @@ std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, d
       }
   }
   const double area = h * h;
+  if (!(area > 0 && std::isfinite(area)))
+    throw std::invalid_argument("--extent: value " + number_text(extent) +
+                                " (its pixel area is not a finite positive number)");
   for (double& s : grid) s /= area;
   return grid;
 }
@@ -167,7 +171,10 @@ double auto_extent(const ParticleSet& p, int axis) {
   if (r.empty()) return 1.0;
   const std::size_t k = std::min(r.size() - 1, static_cast<std::size_t>(0.98 * r.size()));
   std::nth_element(r.begin(), r.begin() + k, r.end());
-  return r[k] > 0 && std::isfinite(r[k]) ? 2.2 * r[k] : 1.0;
+  // Point-like (all at one point: the spread is the centre of mass's rounding, ~1e-16 of its
+  // distance from the origin, which gave a field of 1e-16): 1.
+  const double rounding = 1e-12 * (std::abs(cu) + std::abs(cv));
+  return r[k] > rounding && std::isfinite(r[k]) ? 2.2 * r[k] : 1.0;
 }
 
 Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
@@ -186,7 +193,7 @@ Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
   if (mass > 0) cu /= mass, cv /= mass;
   const double extent = o.extent > 0 ? o.extent : auto_extent(p, o.axis);
   if (!std::isfinite(extent))
-    throw std::invalid_argument("--extent: value " + std::to_string(extent) + " (must be finite)");
+    throw std::invalid_argument("--extent: value " + number_text(extent) + " (must be finite)");
   const int n = o.resolution;
   const std::vector<double> sigma = surface_density(p, o.axis, cu, cv, extent, n);
   const double smax = *std::max_element(sigma.begin(), sigma.end());

@@ -22,8 +22,9 @@ struct RenderOptions {
 };
 
 // Sigma on a resolution x resolution grid centred on (cu, cv) with side `extent`; row 0 is the
-// top of the image (largest v). Mass outside the field is dropped; inside, the grid holds all
-// of it: sum(Sigma) * pixel area = enclosed mass.
+// top of the image (largest v). Each particle is a pixel-sized square cloud (cloud in cell):
+// sum(Sigma) * pixel area = the mass of the clouds' parts inside the field (all of a particle
+// at least half a pixel inside the edge, part of one within half a pixel of it, either side).
 std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
                                     double extent, int resolution);
 

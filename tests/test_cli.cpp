@@ -1,6 +1,7 @@
 // The hoshi command: exit statuses, one-line errors, no output left behind on bad input, and
 // `hoshi forces` against an independent double-precision sum.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -190,6 +191,29 @@ TEST(Cli, AnalyzeReportsTheTimeOfEveryFormatAndG1IsFormatOne) {
   std::int32_t marker = 0;
   g1.read(reinterpret_cast<char*>(&marker), 4);
   EXPECT_EQ(marker, 256);  // format 1: the header record itself (format 2 starts with 8, "HEAD")
+}
+
+// accuracy: --csv and --errors naming one file in two spellings ("x.csv", "./x.csv") passed the
+// same-file check, and the errors file then replaced the table; --solver and --precision, which
+// it ignored, are refused.
+TEST(Cli, AccuracyRefusesOneFileTwiceAndOptionsItIgnores) {
+  const fs::path d = scratch();
+  const std::string cd = "cd " + d.string() + " && ";
+  const int rc = std::system((cd + HOSHI_EXE +
+                              " accuracy -n 100 --targets 10 --csv x.csv "
+                              "--errors ./x.csv >/dev/null 2>err.txt")
+                                 .c_str());
+  EXPECT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 2);
+  std::ifstream in(d / "err.txt");
+  std::stringstream err;
+  err << in.rdbuf();
+  EXPECT_NE(err.str().find("the same file as --csv"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(d / "x.csv"));
+  for (const std::string opt : {"--solver direct", "--precision double"}) {
+    const Result r = hoshi("accuracy -n 100 --targets 10 " + opt, d);
+    EXPECT_EQ(r.status, 2) << opt;
+    EXPECT_NE(r.err.find("measures the float32 tree"), std::string::npos) << r.err;
+  }
 }
 
 TEST(Cli, ThetaAboveOneRunsWithAWarning) {

@@ -558,6 +558,19 @@ TEST(IoRender, SurfaceDensityConservesMassAndProjects) {
   EXPECT_EQ(*std::max_element(sx.begin(), sx.end()), 0.0);
 }
 
+// All particles at one point: the spread was the centre of mass's rounding (~1e-16), which gave
+// a field of 1e-16; point-like sets get 1. An extent whose pixel area overflows is refused (it
+// drew a blank image).
+TEST(IoRender, PointLikeSetsAndHugeExtents) {
+  ParticleSet p;
+  for (int i = 0; i < 50; ++i) p.push_back(0.3, 0.2, 0.1, 0, 0, 0, 0.02, i);
+  EXPECT_EQ(auto_extent(p, 2), 1.0);
+  RenderOptions o;
+  o.resolution = 64;
+  o.extent = 1e200;
+  EXPECT_THROW(render_surface_density(p, o), std::invalid_argument);
+}
+
 TEST(IoRender, CommandWritesAReadablePng) {
   ScratchDir dir("render");
   const std::string snap = dir.file("s.hdf5"), png = dir.file("s.png"), log = dir.file("log");

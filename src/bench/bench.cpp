@@ -93,10 +93,10 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
       const double n = double(r.n);
       out << r.solver << ',' << r.backend << ',' << r.n << ',' << r.threads << ',' << r.seconds
           << ',' << r.interactions_per_second() << ',' << r.gflops() << ','
-          << (peak_gflops > 0 ? r.gflops() / peak_gflops : 0.0) << ',' << phase("keys") << ','
-          << phase("sort") << ',' << phase("build") << ',' << phase("moments") << ','
-          << phase("walk") << ',' << double(r.pp) / n << ',' << double(r.pc) / n << ','
-          << double(r.m2l) / n << '\n';
+          << (peak_gflops > 0 && r.backend == "cpu" ? r.gflops() / peak_gflops : 0.0) << ','
+          << phase("keys") << ',' << phase("sort") << ',' << phase("build") << ','
+          << phase("moments") << ',' << phase("walk") << ',' << double(r.pp) / n << ','
+          << double(r.pc) / n << ',' << double(r.m2l) / n << '\n';
     }
     out.close();
     if (!out) throw std::runtime_error("error writing " + tmp);

@@ -42,6 +42,12 @@ int cmd_accuracy(int argc, char** argv) {
   add_solver_options(o);
   add_threads_option(o);
   auto r = parse_options(o, argc, argv);
+  // The shared solver options include two that do not apply here (they were ignored).
+  for (const char* ignored : {"solver", "precision"})
+    if (r.count(ignored))
+      throw std::invalid_argument(std::string("--") + ignored + " " + r[ignored].as<std::string>() +
+                                  ": hoshi accuracy measures the float32 tree against the "
+                                  "double-precision direct sum");
 
   // The single-valued settings, as solver_config reads them; the lists separately.
   SolverConfig base;
@@ -105,8 +111,11 @@ int cmd_accuracy(int argc, char** argv) {
   if (r.count("errors")) {
     errors_path = r["errors"].as<std::string>();
     require_new_output(errors_path, r.count("overwrite") > 0, "--errors");
-    if (!csv_path.empty() && std::filesystem::weakly_canonical(errors_path) ==
-                                 std::filesystem::weakly_canonical(csv_path))
+    // Absolute first: weakly_canonical of names that do not exist yet kept "x.csv" relative
+    // and made "./x.csv" absolute, so the two spellings of one file passed.
+    if (!csv_path.empty() &&
+        std::filesystem::weakly_canonical(std::filesystem::absolute(errors_path)) ==
+            std::filesystem::weakly_canonical(std::filesystem::absolute(csv_path)))
       throw std::invalid_argument("--errors " + errors_path + ": the same file as --csv");
   }
   apply_threads(r);

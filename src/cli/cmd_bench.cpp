@@ -29,7 +29,9 @@ cxxopts::Options bench_options() {
       "  (2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s on the 2-core AVX-512 development machine).\n"
       "By default the peak is measured at start-up with a dense FMA loop on the same threads\n"
       "(best ~1 ms slice per thread); --peak-gflops sets it instead.");
-  o.add_options("bench")("repeat", "timed repeats per N (the median is reported)",
+  o.add_options("bench")("repeat",
+                         "timed repeats per N (the median is reported; the lower of the two "
+                         "middle ones for an even count)",
                          cxxopts::value<std::string>()->default_value("5"))(
       "csv", "also write one CSV row per N to FILE", cxxopts::value<std::string>())(
       "overwrite", "replace an existing --csv file")(
@@ -108,7 +110,12 @@ int cmd_bench(int argc, char** argv) {
               << std::setw(12) << std::setprecision(6) << row.seconds << std::setw(16)
               << std::scientific << std::setprecision(3) << row.interactions_per_second()
               << std::fixed << std::setw(10) << std::setprecision(1) << row.gflops() << std::setw(8)
-              << std::setprecision(3) << row.gflops() / peak << std::endl;
+              << std::setprecision(3);
+    // The peak is this CPU's: a fraction of it means nothing for a CUDA row.
+    if (row.backend == "cpu")
+      std::cout << row.gflops() / peak << std::endl;
+    else
+      std::cout << "-" << std::endl;
     rows.push_back(std::move(row));
   }
   if (!csv.empty()) {

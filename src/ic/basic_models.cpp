@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/number_text.hpp"
 #include "ic/ic.hpp"
-#include "ic/number_text.hpp"
 
 namespace hoshi {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "ic/number_text.hpp"
+#include "core/number_text.hpp"
 
 namespace hoshi {
 
