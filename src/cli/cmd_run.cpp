@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "core/checks.hpp"
+#include "core/number_text.hpp"
 #include "diagnostics/diagnostics.hpp"
 #include "io/atomic_file.hpp"
 #include "io/hdf5_snapshot.hpp"
@@ -182,13 +182,6 @@ void warn_long_step(const RunConfig& cfg, const ParticleSet& p) {
               << " half-mass dynamical times sqrt(r_h^3 / (G M)) = " << t_dyn
               << " of these particles; steps this long do not follow their orbits (try --dt "
               << t_dyn / 100 << ", or --eta)\n";
-}
-
-// The shortest text that reads back as v.
-std::string shortest_text(double v) {
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
 }
 
 // The effective value of every run option: defaults overlaid with what was given.
@@ -481,7 +474,7 @@ int cmd_run(int argc, char** argv) {
   // G as used (the unit system's unless -G is given), not the option's default 1: a restart
   // passes the stored parameters back as options, and there a stored G = 1 would be -G 1.
   for (auto& [k, v] : effective)
-    if (k == "G") v = shortest_text(cfg.solver.G);
+    if (k == "G") v = number_text(cfg.solver.G);
   for (const auto& [k, v] : effective)
     outputs.parameters.emplace_back(k, io::param_value_from_text(v));
   // Each effective model parameter (defaults included) as its own attribute "model.KEY".
