@@ -343,6 +343,18 @@ TEST(IoRun, FormatConversionKeepsTimeAndUnits) {
   EXPECT_EQ(c.particles.vx, s.particles.vx);
 }
 
+TEST(IoRun, ParametersRecordTheParticlesTheRunHas) {
+  // A kepler run stored particles = 8192 (-n's default) for its 2 particles.
+  ScratchDir dir("run");
+  const std::string out = dir.file("K"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic kepler --t-end 0.1 --quiet --out " + out, log), 0)
+      << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
+  ASSERT_NE(find_param(c.info.parameters, "particles"), nullptr);
+  EXPECT_EQ(to_string(*find_param(c.info.parameters, "particles")), "2");
+  ASSERT_EQ(hoshi("run --restart " + out + " --t-end 0.2 --quiet", log), 0) << test::read_all(log);
+}
+
 TEST(IoRun, GalaxyUnitsSurviveRestarts) {
   // --units galaxy without -G: G is the unit system's 43007.1. The snapshots store that G (they
   // stored the option's default 1, which a restart passed back as -G 1: the continued run had

@@ -548,6 +548,11 @@ int cmd_run(int argc, char** argv) {
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
     require_valid_particles(p, ic);     // after unit conversion, before --out is touched
+    // The number of particles the run has (kepler: 2, a file: its own), not -n's default.
+    for (auto& [k, v] : effective)
+      if (k == "particles") v = std::to_string(p.size());
+    for (auto& [k, v] : outputs.parameters)
+      if (k == "particles") v = static_cast<std::int64_t>(p.size());
     warn_long_step(cfg, p);
     require_resolvable_softening(cfg.solver, p);
     io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);
