@@ -317,6 +317,18 @@ InteractionCounts counted_launch(std::size_t threads, const TreePolicy& policy, 
   return {h[0], h[1]};
 }
 
+// The block size must fit the kernel's registers (and __launch_bounds__): a 1024-thread block of
+// the ~72-register group kernels exceeds an SM's 64K registers and fails to launch.
+template <class Kernel>
+void require_block_fits(Kernel* kernel, int block, const char* what) {
+  cudaFuncAttributes a{};
+  HOSHI_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  if (block > a.maxThreadsPerBlock)
+    throw std::invalid_argument(std::string(what) + ": blocks of " + std::to_string(block) +
+                                " threads; this kernel launches at most " +
+                                std::to_string(a.maxThreadsPerBlock));
+}
+
 }  // namespace
 
 InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
@@ -326,6 +338,7 @@ InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
   if (d_view.n_particles == 0 || d_view.n_nodes == 0) return {};
   return counted_launch(d_view.n_particles, policy, "tree_walk", counters, stream,
                         [&](unsigned blocks, unsigned long long* d_counts) {
+                          require_block_fits(tree_walk_kernel, policy.block, "tree_walk");
                           tree_walk_kernel<<<blocks, policy.block, 0, stream>>>(
                               d_view, w, d_alpha_a, static_cast<float>(G), d_order, d_out,
                               d_counts);
@@ -383,28 +396,31 @@ InteractionCounts tree_walk_groups(const TreeView& d_view, const NodeChildren* d
     throw std::invalid_argument("tree_walk_groups: blocks of " + std::to_string(policy.block) +
                                 " threads; the lists7 and lists8 kernels are built for at most " +
                                 std::to_string(kListsOccupancyBlock));
-  return counted_launch(n_groups * 32, policy, "tree_walk_groups", counters, stream,
-                        [&](unsigned blocks, unsigned long long* d_counts) {
-                          if (lists) {
-                            const std::size_t shared =
-                                static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch);
-                            const auto launch = [&](auto* k) {
-                              k<<<blocks, policy.block, shared, stream>>>(
-                                  d_view, d_kids, d_groups, d_group_order, n_groups, w, d_alpha,
-                                  static_cast<float>(G), d_order, d_out, d_counts);
-                            };
-                            if (kernel == GroupWalkKernel::lists7)
-                              launch(tree_walk_lists7_kernel);
-                            else if (kernel == GroupWalkKernel::lists8)
-                              launch(tree_walk_lists8_kernel);
-                            else
-                              launch(tree_walk_lists_kernel);
-                          } else {
-                            tree_walk_groups_kernel<<<blocks, policy.block, 0, stream>>>(
-                                d_view, d_groups, d_group_order, n_groups, w, d_alpha,
-                                static_cast<float>(G), d_order, d_out, d_counts);
-                          }
-                        });
+  return counted_launch(
+      n_groups * 32, policy, "tree_walk_groups", counters, stream,
+      [&](unsigned blocks, unsigned long long* d_counts) {
+        if (lists) {
+          const std::size_t shared =
+              static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch);
+          const auto launch = [&](auto* k) {
+            require_block_fits(k, policy.block, "tree_walk_groups");
+            k<<<blocks, policy.block, shared, stream>>>(d_view, d_kids, d_groups, d_group_order,
+                                                        n_groups, w, d_alpha, static_cast<float>(G),
+                                                        d_order, d_out, d_counts);
+          };
+          if (kernel == GroupWalkKernel::lists7)
+            launch(tree_walk_lists7_kernel);
+          else if (kernel == GroupWalkKernel::lists8)
+            launch(tree_walk_lists8_kernel);
+          else
+            launch(tree_walk_lists_kernel);
+        } else {
+          require_block_fits(tree_walk_groups_kernel, policy.block, "tree_walk_groups");
+          tree_walk_groups_kernel<<<blocks, policy.block, 0, stream>>>(
+              d_view, d_groups, d_group_order, n_groups, w, d_alpha, static_cast<float>(G), d_order,
+              d_out, d_counts);
+        }
+      });
 }
 
 namespace {
