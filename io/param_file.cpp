@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <set>
 #include <stdexcept>
@@ -19,7 +21,12 @@ std::vector<std::pair<std::string, std::string>> read_param_file(const std::stri
     throw_bad_field(path, "file", "missing", "no such parameter file");
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
+    // One document: a second (after ---) was silently ignored.
+    const std::vector<YAML::Node> docs = YAML::LoadAllFromFile(path);
+    if (docs.size() > 1)
+      throw std::invalid_argument(path + ": " + std::to_string(docs.size()) +
+                                  " YAML documents (---); a parameter file is one mapping");
+    if (!docs.empty()) root = docs[0];
   } catch (const YAML::Exception& e) {
     throw std::invalid_argument(path + ": line " + std::to_string(e.mark.line + 1) +
                                 ": YAML error: " + e.msg);
@@ -78,13 +85,18 @@ void require_known_key(const std::string& file, const std::string& key,
 
 ParamValue param_value_from_text(const std::string& text) {
   if (text.empty()) return text;
-  errno = 0;
-  char* end = nullptr;
-  const long long i = std::strtoll(text.c_str(), &end, 10);
-  if (errno == 0 && end && *end == '\0') return static_cast<std::int64_t>(i);
-  errno = 0;
-  const double d = std::strtod(text.c_str(), &end);
-  if (errno == 0 && end && *end == '\0') return d;
+  // Decimal only (from_chars): strtod read "0x40" as 64, and a whole number beyond int64 (a
+  // seed up to 2^64 - 1) became an inexact double that a restart could not pass back. Such
+  // texts stay text.
+  std::int64_t i = 0;
+  const char* b = text.data();
+  const char* e = text.data() + text.size();
+  auto ri = std::from_chars(b, e, i);
+  if (ri.ec == std::errc() && ri.ptr == e) return i;
+  if (ri.ec == std::errc::result_out_of_range) return text;
+  double d = 0;
+  auto rd = std::from_chars(b, e, d);
+  if (rd.ec == std::errc() && rd.ptr == e && std::isfinite(d)) return d;
   return text;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -353,6 +354,67 @@ TEST(IoRun, ParametersRecordTheParticlesTheRunHas) {
   ASSERT_NE(find_param(c.info.parameters, "particles"), nullptr);
   EXPECT_EQ(to_string(*find_param(c.info.parameters, "particles")), "2");
   ASSERT_EQ(hoshi("run --restart " + out + " --t-end 0.2 --quiet", log), 0) << test::read_all(log);
+}
+
+// What made the particles cannot change on restart (they were stored but ignored, or relabelled
+// the data), nor can the intervals that number the files; --out must be the restart directory;
+// the energy.csv interval may change and then counts from the checkpoint's time. Nothing is
+// written by a refused restart.
+TEST(IoRun, RestartRefusesWhatItCannotHonour) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.125 --snapshot-every 0.0625 --out " + a, log), 0)
+      << test::read_all(log);
+  const std::string before = test::read_all(a + "/energy.csv");
+  for (const std::string& change :
+       {std::string("-n 32"), std::string("--seed 5"), std::string("--ic hernquist"),
+        std::string("--units galaxy"), std::string("-G 2"), std::string("--snapshot-every 0.25"),
+        "--out " + dir.file("elsewhere")}) {
+    EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 " + change, log), 2) << change;
+    const std::string msg = test::read_all(log);
+    EXPECT_EQ(std::count(msg.begin(), msg.end(), '\n'), 1) << change << ": " << msg;
+    EXPECT_EQ(test::read_all(a + "/energy.csv"), before) << change;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("elsewhere")));
+  // A damaged energy log names its file and line (it said "stoull").
+  const std::string b = dir.file("B");
+  std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
+  std::string damaged = before;
+  damaged.replace(damaged.find('\n', damaged.find('\n') + 1) + 1, 1, "x");
+  test::write_all(b + "/energy.csv", damaged);
+  EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25", log), 2);
+  EXPECT_NE(test::read_all(log).find("energy.csv: line 3: field step"), std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --output-every 0.0625", log), 0)
+      << test::read_all(log);
+  const std::vector<double> t = energy_times(a);
+  ASSERT_EQ(t.size(), 4u);  // 0, 0.125 (the first run's rows), then 0.1875 and 0.25
+  EXPECT_EQ(t[2], 0.1875);
+  EXPECT_EQ(t[3], 0.25);
+}
+
+// --flag=false is false (counting the flag made --overwrite=false overwrite and
+// --quiet=false quiet); a YAML file with two documents is refused (the second was ignored); a
+// seed beyond int64 survives a restart (it was stored as an inexact double).
+TEST(IoRun, FlagsParameterFilesAndLargeSeeds) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.0625 --out " + a, log), 0) << test::read_all(log);
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.0625 --out " + a + " --overwrite=false", log), 2);
+  EXPECT_NE(test::read_all(log).find("use --overwrite"), std::string::npos) << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.0625 --out " + a + " --overwrite --quiet=false", log), 0);
+  EXPECT_NE(test::read_all(log).find("parameters:"), std::string::npos) << test::read_all(log);
+  const std::string yml = dir.file("two.yml");
+  test::write_all(yml, "kernel: spline\n---\nsoftening: 0.02\n");
+  EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --out " + dir.file("B"), log), 2);
+  EXPECT_NE(test::read_all(log).find("YAML documents"), std::string::npos) << test::read_all(log);
+  const std::string s = dir.file("S");
+  ASSERT_EQ(hoshi(kRun + "--seed 18446744073709551615 --t-end 0.0625 --out " + s, log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(hoshi("run --restart " + s + " --t-end 0.125", log), 0) << test::read_all(log);
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.5 --seed 0.5 --out " + dir.file("C"), log), 2);
+  EXPECT_NE(test::read_all(log).find("option --seed: value '0.5'"), std::string::npos)
+      << test::read_all(log);
 }
 
 TEST(IoRun, GalaxyUnitsSurviveRestarts) {

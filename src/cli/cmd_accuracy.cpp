@@ -105,12 +105,12 @@ int cmd_accuracy(int argc, char** argv) {
   std::string csv_path;
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
-    require_new_output(csv_path, r.count("overwrite") > 0, "--csv");
+    require_new_output(csv_path, flag(r, "overwrite"), "--csv");
   }
   std::string errors_path;
   if (r.count("errors")) {
     errors_path = r["errors"].as<std::string>();
-    require_new_output(errors_path, r.count("overwrite") > 0, "--errors");
+    require_new_output(errors_path, flag(r, "overwrite"), "--errors");
     // Absolute first: weakly_canonical of names that do not exist yet kept "x.csv" relative
     // and made "./x.csv" absolute, so the two spellings of one file passed.
     if (!csv_path.empty() &&

@@ -128,7 +128,7 @@ int cmd_analyze(int argc, char** argv) {
   if (!r.count("snapshots"))
     throw std::invalid_argument("missing SNAPSHOT (see hoshi analyze --help)");
   const auto files = r["snapshots"].as<std::vector<std::string>>();
-  const bool overwrite = r.count("overwrite") > 0;
+  const bool overwrite = flag(r, "overwrite");
   const std::size_t bins = parse_size(r["bins"].as<std::string>(), "--bins");
   const SolverConfig cfg = solver_config(r);
   apply_threads(r);
@@ -162,7 +162,7 @@ int cmd_analyze(int argc, char** argv) {
                                       ": file exists (use --overwrite to replace it)");
     }
   }
-  const bool bound = r.count("bound") > 0;
+  const bool bound = flag(r, "bound");
   const double disk_rmax = number(r, "disk-rmax");
   if (!(disk_rmax >= 0)) throw std::invalid_argument("invalid --disk-rmax (must be >= 0)");
   std::uint64_t id_lo = 0, id_hi = UINT64_MAX;

@@ -76,7 +76,7 @@ int cmd_bench(int argc, char** argv) {
   std::string csv;
   if (r.count("csv")) {
     csv = r["csv"].as<std::string>();
-    require_new_output(csv, r.count("overwrite") > 0, "--csv");
+    require_new_output(csv, flag(r, "overwrite"), "--csv");
   }
   double peak = 0;
   if (r.count("peak-gflops")) {

@@ -27,7 +27,7 @@ int cmd_forces(int argc, char** argv) {
     throw std::invalid_argument("missing INPUT file (see hoshi forces --help)");
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE.csv");
   const std::string out = r["out"].as<std::string>();
-  require_new_output(out, r.count("overwrite") > 0);
+  require_new_output(out, flag(r, "overwrite"));
   const SolverConfig cfg = solver_config(r);
   apply_threads(r);
   io::LoadedSnapshot meta;

@@ -19,7 +19,7 @@ int cmd_ic(int argc, char** argv) {
   auto r = parse_options(o, argc, argv);
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
   const std::string out = r["out"].as<std::string>();
-  require_new_output(out, r.count("overwrite") > 0);
+  require_new_output(out, flag(r, "overwrite"));
   // A particle file keeps its time and units (a conversion between formats relabelled them
   // as henon at t = 0 without converting the values).
   io::SnapshotInfo info;

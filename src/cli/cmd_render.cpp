@@ -33,7 +33,7 @@ int cmd_render(int argc, char** argv) {
   const std::string ext = std::filesystem::path(out).extension().string();
   if (ext != ".png" && ext != ".PNG")
     throw std::invalid_argument("--out " + out + ": the image is a PNG (name it *.png)");
-  require_new_output(out, r.count("overwrite") > 0);
+  require_new_output(out, flag(r, "overwrite"));
   io::RenderOptions ro;
   ro.axis = io::parse_axis(r["axis"].as<std::string>());
   ro.extent = number(r, "extent");

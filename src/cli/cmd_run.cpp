@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -190,7 +192,7 @@ std::vector<std::pair<std::string, std::string>> effective_parameters(
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& info : infos) {
     std::string v = info.default_value;
-    if (info.boolean) v = r.count(info.name) ? "true" : "false";
+    if (info.boolean) v = flag(r, info.name) ? "true" : "false";
     bool seen = false;
     for (const auto& kv : r.arguments())
       if (kv.key() == info.name && !info.boolean) {
@@ -213,9 +215,17 @@ void truncate_energy_log(const std::string& path, std::size_t step) {
   if (!in) return;
   std::string line, kept;
   bool header = true;
+  std::size_t number = 0;
   while (std::getline(in, line)) {
+    ++number;
     if (!header) {
-      const std::size_t s = std::stoull(line.substr(0, line.find(',')));
+      const std::string field = line.substr(0, line.find(','));
+      std::size_t s = 0;
+      const auto res = std::from_chars(field.data(), field.data() + field.size(), s);
+      if (res.ec != std::errc() || res.ptr != field.data() + field.size())
+        throw std::invalid_argument(path + ": line " + std::to_string(number) +
+                                    ": field step: value '" + field +
+                                    "' (not a step number; the energy log is damaged)");
       if (s > step) break;
     }
     kept += line + "\n";
@@ -434,6 +444,29 @@ int cmd_run(int argc, char** argv) {
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   auto r = parse_options(o, static_cast<int>(cargs.size()), cargs.data());
+  if (restart) {
+    // What made the particles (and the G their velocities were scaled to) cannot change: the
+    // checkpoint's particles continue. Such options were stored as given but ignored (-n, --ic,
+    // --seed), or relabelled the data (--units), or mixed two G's (-G). --out is the restart
+    // directory (another one was silently dropped).
+    if (first.count("out") && first["out"].as<std::string>() != restart_dir)
+      throw std::invalid_argument("--out " + first["out"].as<std::string>() + " with --restart " +
+                                  restart_dir + ": a continued run writes into its own directory");
+    const auto now = effective_parameters(r, infos);
+    for (const char* key :
+         {"ic", "particles", "seed", "model-param", "eccentricity", "radius", "units", "G"}) {
+      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
+      const auto it =
+          std::find_if(now.begin(), now.end(), [&](const auto& kv) { return kv.first == key; });
+      if (!was || it == now.end()) continue;
+      const std::string before = io::to_string(*was);
+      if (it->second != before)
+        throw std::invalid_argument(std::string(std::strlen(key) == 1 ? "-" : "--") + key + " " +
+                                    it->second + " with --restart " + restart_dir +
+                                    ": the checkpoint's particles continue (it was " + before +
+                                    "); start a new run to change it");
+    }
+  }
 
   RunConfig cfg;
   cfg.t_end = number(r, "t-end");
@@ -441,7 +474,7 @@ int cmd_run(int argc, char** argv) {
   cfg.eta = number(r, "eta");
   cfg.output_every = number(r, "output-every");
   cfg.out_dir = r["out"].as<std::string>();
-  cfg.quiet = r.count("quiet") > 0;
+  cfg.quiet = flag(r, "quiet");
   cfg.solver = solver_config(r);
   const io::UnitSystem units = io::parse_units(r["units"].as<std::string>());
   // G follows the unit system unless -G is given.
@@ -505,6 +538,31 @@ int cmd_run(int argc, char** argv) {
     outputs.snapshots.next = static_cast<std::int64_t>(state_number(st, "next_snapshot", file));
     outputs.checkpoints.next = static_cast<std::int64_t>(state_number(st, "next_checkpoint", file));
     outputs.frames.next = static_cast<std::int64_t>(state_number(st, "next_frame", file));
+    // An interval changed on restart: its next event is the first multiple of the new interval
+    // after the checkpoint's time (the stored counters count the old one's multiples: a
+    // snapshot interval 0.0625 -> 0.25 wrote none, -> 0.015625 misnamed and skipped them).
+    const double tiny = time_tolerance(cfg.t_end);
+    const auto changed = [&](const char* key) {  // numerically: 0.1 is stored as 0.1000...01
+      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
+      return !was || std::stod(io::to_string(*was)) != number(r, key);
+    };
+    const auto first_after = [&](double every) {
+      return static_cast<std::int64_t>(std::floor((start.time + tiny) / every)) + 1;
+    };
+    if (changed("output-every"))
+      start.next_output = static_cast<double>(first_after(cfg.output_every)) * cfg.output_every;
+    if (outputs.checkpoints.every > 0 && changed("checkpoint-every"))
+      outputs.checkpoints.next = first_after(outputs.checkpoints.every);
+    // Snapshots and frames are named by the multiple k of their interval: another interval
+    // would reuse the names of the files already there (0.0625 -> 0.25 replaced snapshot_001).
+    for (const char* key : {"snapshot-every", "render-every"})
+      if (changed(key))
+        throw std::invalid_argument(
+            "--" + std::string(key) + " " + r[key].as<std::string>() + " with --restart " +
+            restart_dir +
+            ": the files there are numbered by the run's interval; start a new run from the "
+            "checkpoint (--ic " +
+            restart_dir + "/" + kCheckpointName + ") to change it");
     if (!(number(r, "render-extent") > 0))
       outputs.render.extent = state_number(st, "render_extent", file);
     p = std::move(checkpoint.particles);
@@ -555,7 +613,7 @@ int cmd_run(int argc, char** argv) {
       if (k == "particles") v = static_cast<std::int64_t>(p.size());
     warn_long_step(cfg, p);
     require_resolvable_softening(cfg.solver, p);
-    io::prepare_output_dir(cfg.out_dir, r.count("overwrite") > 0);
+    io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
   }
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;

@@ -34,19 +34,18 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
     }
     return r;
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
-    // cxxopts names the value but not the option: name the option that carried it.
+    // cxxopts names the value but not the option. --seed is the only option it parses itself
+    // (the others are read as text and checked by number()/integer()): name it. Matching the
+    // value text against every argument blamed --t-end 0.5 for --seed 0.5.
     const std::string msg = e.what();
-    for (int i = 1; i < argc; ++i) {
+    for (int i = argc - 1; i >= 1; --i) {
       const std::string a = argv[i];
-      if (a.rfind('-', 0) != 0) continue;
       const auto eq = a.find('=');
-      const std::string opt = a.substr(0, eq);
+      if (a.substr(0, eq) != "--seed") continue;
       const std::string value =
           eq != std::string::npos ? a.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
-      if (!value.empty() && msg.find(value) != std::string::npos)
-        throw std::invalid_argument(
-            "option " + opt + ": value '" + value + "' is not valid (" +
-            (opt == "--seed" ? "expected a whole number >= 0" : "expected a number") + ")");
+      throw std::invalid_argument("option --seed: value '" + value +
+                                  "' is not valid (expected a whole number from 0 to 2^64 - 1)");
     }
     throw std::invalid_argument(msg);
   } catch (const cxxopts::exceptions::exception& e) {
@@ -61,6 +60,10 @@ double number(const cxxopts::ParseResult& r, const std::string& name) {
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
     throw std::invalid_argument("option --" + name + ": value '" + s + "' is not a number");
   return v;
+}
+
+bool flag(const cxxopts::ParseResult& r, const std::string& name) {
+  return r.count(name) > 0 && r[name].as<bool>();
 }
 
 int integer(const cxxopts::ParseResult& r, const std::string& name) {

@@ -26,6 +26,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
 // cxxopts::value<std::string>().
 double number(const cxxopts::ParseResult& r, const std::string& name);
 int integer(const cxxopts::ParseResult& r, const std::string& name);
+// A boolean option's value: given (--flag, --flag=true) and not --flag=false (counting it
+// alone made --overwrite=false overwrite).
+bool flag(const cxxopts::ParseResult& r, const std::string& name);
 
 // --solver --backend --softening --kernel --theta --criterion --order --alpha --n-leaf
 // --n-group --walk -G --precision. `default_eps` is the default of --softening.
