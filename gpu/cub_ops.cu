@@ -58,6 +58,23 @@ struct Max {
   __host__ __device__ double operator()(double a, double b) const { return fmax(a, b); }
 };
 
+// CUB's two-phase DeviceReduce::Reduce of op(i), i < n (n >= 1), with `reduce` from `init`;
+// synchronises the stream to return the result.
+template <class T, class Op, class Reduce>
+T device_reduce(Op op, std::size_t n, Reduce reduce, T init, CubTemp& temp, cudaStream_t stream) {
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), op);
+  DeviceBuffer<T> d_out(1);
+  std::size_t bytes = 0;
+  const auto nn = static_cast<std::int64_t>(n);
+  HOSHI_CUDA_CHECK(
+      cub::DeviceReduce::Reduce(nullptr, bytes, in, d_out.data(), nn, reduce, init, stream));
+  HOSHI_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.get(bytes), bytes, in, d_out.data(), nn, reduce,
+                                             init, stream));
+  T h;
+  d_out.download(&h, 1, stream);
+  return h;
+}
+
 template <class Op>
 double device_sum(Op op, std::size_t n, CubTemp& temp, cudaStream_t stream) {
   if (n == 0) return 0.0;
@@ -77,20 +94,9 @@ double device_sum(Op op, std::size_t n, CubTemp& temp, cudaStream_t stream) {
 Box3 bounding_box(const double* d_x, const double* d_y, const double* d_z, std::size_t n,
                   CubTemp& temp, cudaStream_t stream) {
   if (n == 0) throw std::invalid_argument("bounding_box: no particles");
-  auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
-                                            PointBox{d_x, d_y, d_z});
   const double inf = std::numeric_limits<double>::infinity();
-  const Box3 init{{inf, inf, inf}, {-inf, -inf, -inf}};
-  DeviceBuffer<Box3> d_out(1);
-  std::size_t bytes = 0;
-  const auto nn = static_cast<std::int64_t>(n);
-  HOSHI_CUDA_CHECK(
-      cub::DeviceReduce::Reduce(nullptr, bytes, in, d_out.data(), nn, MergeBox{}, init, stream));
-  HOSHI_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.get(bytes), bytes, in, d_out.data(), nn,
-                                             MergeBox{}, init, stream));
-  Box3 h;
-  d_out.download(&h, 1, stream);
-  return h;
+  return device_reduce(PointBox{d_x, d_y, d_z}, n, MergeBox{},
+                       Box3{{inf, inf, inf}, {-inf, -inf, -inf}}, temp, stream);
 }
 
 double kinetic_energy(const double* d_vx, const double* d_vy, const double* d_vz, const double* d_m,
@@ -105,18 +111,7 @@ double potential_energy(const double* d_m, const float4* d_acc, std::size_t n, C
 
 double max_acceleration2(const float4* d_acc, std::size_t n, CubTemp& temp, cudaStream_t stream) {
   if (n == 0) return 0.0;
-  auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
-                                            Acceleration2{d_acc});
-  DeviceBuffer<double> d_out(1);
-  std::size_t bytes = 0;
-  const auto nn = static_cast<std::int64_t>(n);
-  HOSHI_CUDA_CHECK(
-      cub::DeviceReduce::Reduce(nullptr, bytes, in, d_out.data(), nn, Max{}, 0.0, stream));
-  HOSHI_CUDA_CHECK(
-      cub::DeviceReduce::Reduce(temp.get(bytes), bytes, in, d_out.data(), nn, Max{}, 0.0, stream));
-  double h = 0;
-  d_out.download(&h, 1, stream);
-  return h;
+  return device_reduce(Acceleration2{d_acc}, n, Max{}, 0.0, temp, stream);
 }
 
 void sort_pairs(const std::uint64_t* d_keys_in, std::uint64_t* d_keys_out,

@@ -195,6 +195,24 @@ INSTANTIATE_TEST_SUITE_P(Solvers, Stepper,
                                             (i.param.walk == WalkKind::group ? "_group" : "");
                          });
 
+// The run loop on CUDA (device-resident) and on the CPU float solver from the same 1024-particle
+// Plummer sphere, to t = 0.25 with outputs every 0.125; cfg sets the step (dt or eta).
+struct CudaAndCpuRuns {
+  ParticleSet pg, pc;
+  RunResult rg, rc;
+  CudaAndCpuRuns(RunConfig cfg, const StepperCase& k, std::uint64_t seed) {
+    cfg.t_end = 0.25;
+    cfg.output_every = 0.125;
+    cfg.quiet = true;
+    cfg.solver = config(k);
+    pg = make_plummer(1024, seed);
+    pc = pg;
+    rg = run_simulation(pg, cfg, nullptr);
+    cfg.solver.backend = Backend::cpu;
+    rc = run_simulation(pc, cfg, nullptr);
+  }
+};
+
 TEST_P(Stepper, RunLoopStepsOnTheDevice) {
   // run_simulation with --backend cuda (device-resident stepping) against the same run with
   // the CPU float solver: two float kernels differing by round-off (~1e-6 relative in a),
@@ -205,15 +223,10 @@ TEST_P(Stepper, RunLoopStepsOnTheDevice) {
   if (GetParam().walk == WalkKind::group)
     GTEST_SKIP() << "no CPU run loop with the group mode's interaction sets";
   RunConfig cfg;
-  cfg.t_end = 0.25;
   cfg.dt = 1.0 / 128;
-  cfg.output_every = 0.125;
-  cfg.quiet = true;
-  cfg.solver = config(GetParam());
-  ParticleSet pg = make_plummer(1024, 44), pc = pg;
-  const RunResult rg = run_simulation(pg, cfg, nullptr);
-  cfg.solver.backend = Backend::cpu;
-  const RunResult rc = run_simulation(pc, cfg, nullptr);
+  const CudaAndCpuRuns r(cfg, GetParam(), 44);
+  const RunResult &rg = r.rg, &rc = r.rc;
+  const ParticleSet &pg = r.pg, &pc = r.pc;
   EXPECT_EQ(rg.backend_name, "cuda");
   EXPECT_EQ(rg.steps, 32u);
   EXPECT_NEAR(rg.final.total, rc.final.total, 1e-5 * std::abs(rc.final.total));
@@ -230,20 +243,15 @@ TEST_P(Stepper, AdaptiveRunLoopStepsOnTheDevice) {
   if (GetParam().walk == WalkKind::group)
     GTEST_SKIP() << "no CPU run loop with the group mode's interaction sets";
   RunConfig cfg;
-  cfg.t_end = 0.25;
   cfg.eta = 0.05;  // dt ~ 0.05 sqrt(0.02 / max|a|) ~ 5e-3: ~50 steps
-  cfg.output_every = 0.125;
-  cfg.quiet = true;
-  cfg.solver = config(GetParam());
-  ParticleSet pg = make_plummer(1024, 45), pc = pg;
-  const RunResult rg = run_simulation(pg, cfg, nullptr);
-  cfg.solver.backend = Backend::cpu;
-  const RunResult rc = run_simulation(pc, cfg, nullptr);
+  const CudaAndCpuRuns r(cfg, GetParam(), 45);
+  const RunResult &rg = r.rg, &rc = r.rc;
+  const ParticleSet &pg = r.pg, &pc = r.pc;
   EXPECT_TRUE(rg.device_resident);
   EXPECT_FALSE(rc.device_resident);
   EXPECT_GT(rc.steps, 20u);
   EXPECT_NEAR(static_cast<double>(rg.steps), static_cast<double>(rc.steps), 1.0);
-  EXPECT_NEAR(rg.time, cfg.t_end, 1e-12);
+  EXPECT_NEAR(rg.time, 0.25, 1e-12);  // t_end
   EXPECT_NEAR(rg.final.total, rc.final.total, 1e-5 * std::abs(rc.final.total));
   for (std::size_t i = 0; i < pg.size(); i += 97) EXPECT_NEAR(pg.x[i], pc.x[i], 1e-5);
 }

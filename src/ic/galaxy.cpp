@@ -15,13 +15,10 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-std::string num(double v) {
-  return number_text(v);
-}
-
 void require(bool ok, const char* key, double v, const char* rule) {
   if (!ok)
-    throw std::invalid_argument(std::string("invalid ") + key + " " + num(v) + " (" + rule + ")");
+    throw std::invalid_argument(std::string("invalid ") + key + " " + number_text(v) + " (" + rule +
+                                ")");
 }
 
 // Bessel J1 (rational approximations, Numerical Recipes 6.5; absolute error < 1e-8).
@@ -260,10 +257,10 @@ void DiskGalaxyModel::split(std::size_t n, std::size_t& nh, std::size_t& nd,
   nd = p_.disk_mass > 0 ? static_cast<std::size_t>(std::llround(p_.disk_fraction * dn)) : 0;
   nb = p_.bulge_mass > 0 ? static_cast<std::size_t>(std::llround(p_.bulge_fraction * dn)) : 0;
   if (p_.bulge_mass > 0 && nb == 0)
-    throw std::invalid_argument("bulge_mass " + num(p_.bulge_mass) +
+    throw std::invalid_argument("bulge_mass " + number_text(p_.bulge_mass) +
                                 " > 0 but bulge_fraction gives no bulge particles");
   if (p_.disk_mass > 0 && nd == 0)
-    throw std::invalid_argument("disk_mass > 0 but disk_fraction " + num(p_.disk_fraction) +
+    throw std::invalid_argument("disk_mass > 0 but disk_fraction " + number_text(p_.disk_fraction) +
                                 " gives no disk particles");
   if (nd + nb >= n)
     throw std::invalid_argument("-n " + std::to_string(n) + " too small for a galaxy");
@@ -374,8 +371,8 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
     }
   };
   if (n2 == 0)
-    throw std::invalid_argument("invalid -n " + std::to_string(n) + " with mass_ratio " + num(q) +
-                                ": the secondary gets no particle");
+    throw std::invalid_argument("invalid -n " + std::to_string(n) + " with mass_ratio " +
+                                number_text(q) + ": the secondary gets no particle");
   ParticleSet a = galaxy("primary", n1, [&] { return make_disk_galaxy(n1, seed, mp.galaxy); });
   const std::uint64_t seed2 = seed ^ 0x9e3779b97f4a7c15ULL;
   const double M1 = DiskGalaxyModel(mp.galaxy).total_mass(), M2 = M1 * q, M = M1 + M2;

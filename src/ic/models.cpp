@@ -1,10 +1,10 @@
 #include "ic/models.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
 #include "ic/galaxy.hpp"
 #include "ic/ic.hpp"
 #include "ic/spherical.hpp"
@@ -256,9 +256,7 @@ void parse_model_params(const std::string& text, ModelParams& params) {
 
 std::string to_string(const ModelValue& v) {
   if (const auto* t = std::get_if<std::string>(&v)) return *t;
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, std::get<double>(v));
-  return std::string(buf, res.ptr);
+  return number_text(std::get<double>(v));
 }
 
 std::vector<std::pair<std::string, ModelValue>> effective_model_params(const std::string& name,

@@ -23,18 +23,16 @@ void unit_vector(Random& rng, double& x, double& y, double& z) {
   z = c;
 }
 
-std::string num(double v) {
-  return number_text(v);
-}
-
 void require_positive(const char* what, double v) {
   if (!(v > 0) || !std::isfinite(v))
-    throw std::invalid_argument(std::string("invalid ") + what + " " + num(v) + " (must be > 0)");
+    throw std::invalid_argument(std::string("invalid ") + what + " " + number_text(v) +
+                                " (must be > 0)");
 }
 
 void require_mass_cut(double mass_cut) {
   if (!(mass_cut > 0 && mass_cut <= 1))
-    throw std::invalid_argument("invalid mass_cut " + num(mass_cut) + " (need 0 < mass_cut <= 1)");
+    throw std::invalid_argument("invalid mass_cut " + number_text(mass_cut) +
+                                " (need 0 < mass_cut <= 1)");
 }
 
 }  // namespace
@@ -175,8 +173,8 @@ SphericalModel::SphericalModel(std::function<double(double)> rho, double mass,
   require_positive("model mass", mass);
   require_positive("G", o.G);
   if (!(o.r_min > 0 && o.r_max > o.r_min) || o.n_grid < 16)
-    throw std::invalid_argument("invalid Eddington grid r_min " + num(o.r_min) + " r_max " +
-                                num(o.r_max) + " n_grid " + std::to_string(o.n_grid));
+    throw std::invalid_argument("invalid Eddington grid r_min " + number_text(o.r_min) + " r_max " +
+                                number_text(o.r_max) + " n_grid " + std::to_string(o.n_grid));
   const int n = o.n_grid;
   const double l0 = std::log(o.r_min), h = (std::log(o.r_max) - l0) / (n - 1);
   lr_.resize(n);
@@ -185,8 +183,8 @@ SphericalModel::SphericalModel(std::function<double(double)> rho, double mass,
     lr_[i] = l0 + i * h;
     rho_[i] = rho_fn_(std::exp(lr_[i]));
     if (!(rho_[i] >= 0) || !std::isfinite(rho_[i]))
-      throw std::invalid_argument("invalid density " + num(rho_[i]) + " at r = " +
-                                  num(std::exp(lr_[i])) + " (must be finite and >= 0)");
+      throw std::invalid_argument("invalid density " + number_text(rho_[i]) + " at r = " +
+                                  number_text(std::exp(lr_[i])) + " (must be finite and >= 0)");
   }
   // Drop trailing zeros (a density cut off to underflow) so the tail slope is defined.
   while (rho_.size() > 16 && rho_.back() == 0 && rho_[rho_.size() - 2] == 0) {
@@ -198,7 +196,7 @@ SphericalModel::SphericalModel(std::function<double(double)> rho, double mass,
   // Inner power law rho ~ r^-g0 inside r_min: M(r_min) = 4 pi r^3 rho / (3 - g0).
   const double g0 = rho_[1] > 0 && rho_[0] > 0 ? -std::log(rho_[1] / rho_[0]) / h : 0.0;
   if (!(g0 < 3))
-    throw std::invalid_argument("density diverges as r^-" + num(g0) +
+    throw std::invalid_argument("density diverges as r^-" + number_text(g0) +
                                 " at the centre (need a slope < 3 for a finite mass)");
   m_.resize(m);
   m_[0] = 4 * kPi * std::pow(r_at(0), 3) * rho_[0] / (3 - g0);
@@ -216,8 +214,9 @@ SphericalModel::SphericalModel(std::function<double(double)> rho, double mass,
       tail_mass = shell / (tail_slope_ - 3);
       tail_pot = shell / rm / (tail_slope_ - 2);
     } else if (shell > 1e-12 * m_[m - 1]) {
-      throw std::invalid_argument("density falls off as r^-" + num(tail_slope_) + " at r = " +
-                                  num(rm) + ": the total mass diverges (add a cutoff)");
+      throw std::invalid_argument("density falls off as r^-" + number_text(tail_slope_) +
+                                  " at r = " + number_text(rm) +
+                                  ": the total mass diverges (add a cutoff)");
     }
   }
   const double raw_mass = m_[m - 1] + tail_mass;
@@ -242,7 +241,7 @@ SphericalModel::SphericalModel(std::function<double(double)> rho, double mass,
     psi_[i] = -phi_self_[i] - (phi_ext_ ? phi_ext_(r_at(i)) : 0.0);
     if (i > 0 && !(psi_[i] < psi_[i - 1]))
       throw std::invalid_argument("total potential is not increasing outwards at r = " +
-                                  num(r_at(i)));
+                                  number_text(r_at(i)));
   }
   if (!(psi_[m - 1] > 0))
     throw std::invalid_argument(
@@ -364,7 +363,8 @@ ParticleSet SphericalModel::sample(std::size_t n, Random& rng, double mass_cut,
 
 std::function<double(double)> density_profile(const std::string& name, double a, double r_cut) {
   require_positive("scale radius a", a);
-  if (!(r_cut >= 0)) throw std::invalid_argument("invalid r_cut " + num(r_cut) + " (must be >= 0)");
+  if (!(r_cut >= 0))
+    throw std::invalid_argument("invalid r_cut " + number_text(r_cut) + " (must be >= 0)");
   const double rc = r_cut;
   if (name == "hernquist")
     return [a, rc](double r) {
@@ -397,7 +397,7 @@ ParticleSet make_eddington_model(const std::string& profile, std::size_t n, std:
                                  double a, double r_cut_over_a, double mass_cut) {
   if (n < 1) throw std::invalid_argument("invalid -n 0 (need at least 1 particle)");
   if (!(a >= 0))
-    throw std::invalid_argument("invalid scale radius a " + num(a) + " (must be >= 0)");
+    throw std::invalid_argument("invalid scale radius a " + number_text(a) + " (must be >= 0)");
   require_mass_cut(mass_cut);
   SphericalModelOptions o;
   if (r_cut_over_a > 0) o.r_max = std::min(o.r_max, 300.0 * r_cut_over_a);
