@@ -393,6 +393,35 @@ TEST(IoRun, RestartRefusesWhatItCannotHonour) {
   EXPECT_EQ(t[3], 0.25);
 }
 
+// A restart with another force setting (here the softening) computes the restored state's
+// forces again: its first step is that of a new run from the checkpoint's particles with that
+// setting (it kicked with the old setting's stored accelerations).
+TEST(IoRun, RestartWithNewForceSettingsRecomputesTheForces) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), c = dir.file("C"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--softening 0.05 --t-end 0.125 --out " + a, log), 0)
+      << test::read_all(log);
+  const std::string start = dir.file("start.hdf5");
+  std::filesystem::copy_file(a + "/checkpoint.hdf5", start);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.1875 --softening 0.02", log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("force settings changed: --softening 0.02 (was 0.05)"),
+            std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic " + start +
+                      " --dt 0.0625 --solver direct --quiet --softening 0.02 --t-end 0.0625 "
+                      "--out " +
+                      c,
+                  log),
+            0)
+      << test::read_all(log);
+  expect_same_particles(read_hdf5_snapshot(a + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(c + "/checkpoint.hdf5").particles);
+  // Unchanged settings say nothing of it.
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("force settings changed"), std::string::npos);
+}
+
 // --flag=false is false (counting the flag made --overwrite=false overwrite and
 // --quiet=false quiet); a YAML file with two documents is refused (the second was ignored); a
 // seed beyond int64 survives a restart (it was stored as an inexact double).

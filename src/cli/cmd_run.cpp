@@ -8,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -204,6 +205,17 @@ std::vector<std::pair<std::string, std::string>> effective_parameters(
     out.emplace_back(info.name, v);
   }
   return out;
+}
+
+// A stored parameter and its value now, as texts: equal as numbers where both are numbers
+// (a stored 0.1 reads back as 0.1 but may print with more digits), else as texts.
+bool same_parameter_value(const std::string& stored, const std::string& now) {
+  if (stored == now) return true;
+  char* end1 = nullptr;
+  char* end2 = nullptr;
+  const double a = std::strtod(stored.c_str(), &end1);
+  const double b = std::strtod(now.c_str(), &end2);
+  return !stored.empty() && !now.empty() && *end1 == '\0' && *end2 == '\0' && a == b;
 }
 
 // ---- energy.csv on restart ------------------------------------------------------------------
@@ -444,6 +456,7 @@ int cmd_run(int argc, char** argv) {
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
   auto r = parse_options(o, static_cast<int>(cargs.size()), cargs.data());
+  std::string force_changes;  // on restart: the force settings that differ from the checkpoint's
   if (restart) {
     // What made the particles (and the G their velocities were scaled to) cannot change: the
     // checkpoint's particles continue. Such options were stored as given but ignored (-n, --ic,
@@ -465,6 +478,20 @@ int cmd_run(int argc, char** argv) {
                                     it->second + " with --restart " + restart_dir +
                                     ": the checkpoint's particles continue (it was " + before +
                                     "); start a new run to change it");
+    }
+    // The force settings may change; the checkpoint's accelerations are then those of the old
+    // ones, and the restored state's forces are computed again (RunStart::recompute_forces).
+    for (const char* key :
+         {"solver", "backend", "precision", "softening", "kernel", "theta", "criterion", "order",
+          "alpha", "n-leaf", "n-group", "local-ratio", "walk"}) {
+      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
+      const auto it =
+          std::find_if(now.begin(), now.end(), [&](const auto& kv) { return kv.first == key; });
+      if (!was || it == now.end()) continue;
+      const std::string before = io::to_string(*was);
+      if (same_parameter_value(before, it->second)) continue;
+      force_changes += std::string(force_changes.empty() ? "" : ", ") + "--" + key + " " +
+                       it->second + " (was " + before + ")";
     }
   }
 
@@ -566,7 +593,10 @@ int cmd_run(int argc, char** argv) {
     if (!(number(r, "render-extent") > 0))
       outputs.render.extent = state_number(st, "render_extent", file);
     p = std::move(checkpoint.particles);
+    start.recompute_forces = !force_changes.empty();
     cfg.start = &start;
+    make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
+    require_resolvable_softening(cfg.solver, p);
     truncate_energy_log(cfg.out_dir + "/energy.csv", start.step);
     io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
@@ -629,6 +659,10 @@ int cmd_run(int argc, char** argv) {
     if (restart)
       std::cout << "continuing from " << restart_dir << "/" << kCheckpointName << " at step "
                 << start.step << ", t = " << start.time << "\n";
+    if (start.recompute_forces)
+      std::cout << "force settings changed: " << force_changes
+                << "; the forces of the restored state are computed again (energies from here "
+                   "on are those of the new settings)\n";
     std::cout << "parameters:";
     int col = 11;
     for (const auto& [k, v] : effective) {

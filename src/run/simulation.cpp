@@ -172,8 +172,9 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
 
   // A continued run already holds the accelerations of its state: computing them again
   // could differ (the relative criterion uses the previous step's |a|). The device stepper
-  // took them from p (DeviceStepper's constructor).
-  if (!start || !has_accelerations(p)) accumulate(res.seconds, lf.initialise());
+  // took them from p (DeviceStepper's constructor). Unless the force settings changed.
+  if (!start || start->recompute_forces || !has_accelerations(p))
+    accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
   const double e0 = start ? start->e0 : res.initial.total;
   auto rel_err = [&](const Diagnostics& d) {

@@ -20,6 +20,11 @@ struct RunStart {
   double time = 0;         // simulated time reached
   double e0 = 0;           // total energy at t = 0 of the original run
   double next_output = 0;  // next energy.csv output time
+  // The force settings differ from the checkpoint's (softening, solver, criterion, ...): the
+  // stored accelerations are those of the old settings, so the restored state's forces are
+  // computed again before the first kick (the stored ones serve as the relative criterion's
+  // previous |a|).
+  bool recompute_forces = false;
 };
 
 // What an observer sees after each step (and once before the first).
