@@ -603,6 +603,31 @@ TEST(IoRun, ExistingOutputAndBadInputLeaveFilesUntouched) {
   EXPECT_FALSE(std::filesystem::exists(out2));
 }
 
+// --overwrite removes what an earlier run wrote (a shorter run left the longer run's later
+// snapshots beside its own) and nothing else; bad input still touches nothing.
+TEST(IoRun, OverwriteRemovesOnlyTheEarlierRunsOutputs) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("O"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.25 --snapshot-every 0.0625 --out " + out, log), 0)
+      << test::read_all(log);
+  ASSERT_TRUE(std::filesystem::exists(out + "/snapshot_004.hdf5"));
+  for (const char* keep : {"/notes.txt", "/snapshot_final.hdf5", "/snapshot_01.hdf5"})
+    test::write_all(out + keep, "mine");
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.1 --out " + out + " --overwrite --dt x", log), 2);
+  EXPECT_TRUE(std::filesystem::exists(out + "/snapshot_004.hdf5"));
+  ASSERT_EQ(
+      hoshi(kRun + "--t-end 0.125 --snapshot-every 0.0625 --out " + out + " --overwrite", log), 0)
+      << test::read_all(log);
+  for (const char* made :
+       {"/snapshot_000.hdf5", "/snapshot_002.hdf5", "/energy.csv", "/checkpoint.hdf5"})
+    EXPECT_TRUE(std::filesystem::exists(out + made)) << made;
+  EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_003.hdf5"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_004.hdf5"));
+  for (const char* keep : {"/notes.txt", "/snapshot_final.hdf5", "/snapshot_01.hdf5"})
+    EXPECT_EQ(test::read_all(out + keep), "mine") << keep;
+  EXPECT_EQ(read_hdf5_snapshot(out + "/checkpoint.hdf5").info.time, 0.125);
+}
+
 TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {
   ScratchDir dir("params");
   auto message = [&](const std::string& text) {

@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "analysis/analysis.hpp"
 #include "cli/commands.hpp"
@@ -78,7 +79,9 @@ void add_run_options(cxxopts::Options& o) {
       "diagnostics interval in simulated time (at the first step at or after each multiple; "
       "with --eta the step is shortened to land on it)",
       cxxopts::value<std::string>()->default_value("0.25"))(
-      "overwrite", "reuse an existing non-empty output directory")(
+      "overwrite",
+      "reuse an existing non-empty output directory, first removing an earlier run's outputs "
+      "there (energy.csv, checkpoint, snapshot_NNN.*, frame_NNN.png; nothing else)")(
       "quiet",
       "no parameter list, progress display, per-output lines or timing table (the closing "
       "two-line summary stays)")(
@@ -216,6 +219,42 @@ bool same_parameter_value(const std::string& stored, const std::string& now) {
   const double a = std::strtod(stored.c_str(), &end1);
   const double b = std::strtod(now.c_str(), &end2);
   return !stored.empty() && !now.empty() && *end1 == '\0' && *end2 == '\0' && a == b;
+}
+
+// What an earlier run wrote into a directory that --overwrite reuses: its energy.csv,
+// checkpoint, snapshots and frames, which this run would replace only in part (a shorter run
+// left the earlier run's later snapshots beside its own, one series made of two runs).
+// Nothing else in the directory is touched. Says how many it removed.
+void remove_earlier_run_outputs(const std::string& dir, bool quiet) {
+  namespace fs = std::filesystem;
+  const auto numbered = [](const std::string& name, const std::string& prefix,
+                           const std::string& rest) {
+    if (name.size() <= prefix.size() + rest.size() || name.compare(0, prefix.size(), prefix) != 0)
+      return false;
+    const std::size_t end = name.size() - rest.size();
+    if (name.compare(end, rest.size(), rest) != 0) return false;
+    for (std::size_t i = prefix.size(); i < end; ++i)
+      if (name[i] < '0' || name[i] > '9') return false;
+    return end - prefix.size() >= 3;  // snapshot_%03lld
+  };
+  std::vector<fs::path> old;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string name = e.path().filename().string();
+    bool ours = name == "energy.csv" || name == kCheckpointName ||
+                numbered(name, "frame_", ".png") || numbered(name, "snapshot_", ".tipsy.param");
+    for (const char* ext : {".hdf5", ".csv", ".tipsy", ".gadget"})
+      ours = ours || numbered(name, "snapshot_", ext);
+    if (ours) old.push_back(e.path());
+  }
+  for (const auto& f : old)
+    if (!fs::remove(f, ec) && ec)
+      throw std::runtime_error("--overwrite " + dir + ": cannot remove " + f.string() + ": " +
+                               ec.message());
+  if (!old.empty() && !quiet)
+    std::cout << "hoshi run: --overwrite: removed " << old.size()
+              << " output file(s) of an earlier run from " << dir << "/\n";
 }
 
 // ---- energy.csv on restart ------------------------------------------------------------------
@@ -644,6 +683,7 @@ int cmd_run(int argc, char** argv) {
     warn_long_step(cfg, p);
     require_resolvable_softening(cfg.solver, p);
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
+    remove_earlier_run_outputs(cfg.out_dir, cfg.quiet);
   }
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
