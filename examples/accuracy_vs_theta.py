@@ -35,6 +35,13 @@ def read(path):
     if missing:
         sys.exit(f"{path}: missing columns {', '.join(missing)}")
     series = defaultdict(list)
+    no_theta = [r for r in rows if not r["theta"]]
+    if no_theta:
+        print(f"{path}: {len(no_theta)} relative-criterion row(s) left out (no theta: their "
+              "error follows alpha)")
+    rows = [r for r in rows if r["theta"]]
+    if not rows:
+        sys.exit(f"{path}: no row with a theta (give a geometric criterion, e.g. barnes94)")
     for r in rows:
         key = f"{r['criterion']} order {r['order']} {r['walk']}"
         series[key].append({c: (r[c] if c in ("criterion", "walk") else float(r[c]))

@@ -197,31 +197,38 @@ TEST(Accuracy, ErrorsFileHoldsTheDistributionBehindThePercentiles) {
 
 TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
   // An --alpha list gives one relative row per value (a smaller alpha: smaller errors, more
-  // terms) and one barnes94 row, whose alpha column is empty.
+  // terms), whose theta column is empty (theta only sets its bootstrap pass: the rows were
+  // repeated once per theta), and a --theta list one barnes94 row per value, whose alpha column
+  // is empty.
   const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_alpha";
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path csv = dir / "acc.csv";
-  ASSERT_EQ(run("-n 3000 --seed 4 --criterion relative,barnes94 --alpha 0.001,0.02 --targets 300 "
+  ASSERT_EQ(run("-n 3000 --seed 4 --criterion relative,barnes94 --alpha 0.001,0.02 --theta 0.5,0.7 "
+                "--targets 300 "
                 "--csv " +
                 csv.string() + " >/dev/null"),
             0);
   std::ifstream in(csv);
   std::string line;
   std::getline(in, line);
-  std::map<std::string, std::vector<double>> rows;  // "criterion alpha" -> p50, pp + pc
+  std::map<std::string, std::vector<double>> rows;  // "criterion theta alpha" -> p50, pp + pc
+  std::size_t lines = 0;
   while (std::getline(in, line)) {
+    ++lines;
     std::stringstream s(line);
     std::vector<std::string> f;
     for (std::string x; std::getline(s, x, ',');) f.push_back(x);
     ASSERT_EQ(f.size(), 15u) << line;
-    rows[f[0] + " " + f[4]] = {std::stod(f[5]), std::stod(f[11]) + std::stod(f[12])};
+    rows[f[0] + " " + f[3] + " " + f[4]] = {std::stod(f[5]), std::stod(f[11]) + std::stod(f[12])};
   }
-  ASSERT_EQ(rows.size(), 3u);
-  ASSERT_TRUE(rows.count("relative 0.001") && rows.count("relative 0.02") &&
-              rows.count("barnes94 "));
-  EXPECT_LT(rows["relative 0.001"][0], rows["relative 0.02"][0]);
-  EXPECT_GT(rows["relative 0.001"][1], rows["relative 0.02"][1]);
+  ASSERT_EQ(lines, 4u);
+  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_TRUE(rows.count("relative  0.001") && rows.count("relative  0.02") &&
+              rows.count("barnes94 0.5 ") && rows.count("barnes94 0.7 "));
+  EXPECT_LT(rows["relative  0.001"][0], rows["relative  0.02"][0]);
+  EXPECT_GT(rows["relative  0.001"][1], rows["relative  0.02"][1]);
+  EXPECT_LT(rows["barnes94 0.5 "][0], rows["barnes94 0.7 "][0]);
   fs::remove_all(dir);
 }
 
