@@ -354,6 +354,26 @@ TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
   EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
 }
 
+TEST(Cli, BenchInputErrorsComeBeforeItsTable) {
+  // A missing file, a bad model parameter or an impossible solver: one error line and no
+  // table header on stdout (the header was printed first).
+  const fs::path d = scratch();
+  for (const std::string& args : {std::string("bench --ic ") + (d / "none.csv").string(),
+                                  std::string("bench -n 100 --ic hernquist --model-param a=-1"),
+                                  std::string("bench -n 100 --precision double --solver tree")}) {
+    const fs::path out = d / "stdout.txt", err = d / "stderr.txt";
+    const int raw = std::system((std::string(HOSHI_EXE) + " " + args + " --peak-gflops 1 > " +
+                                 out.string() + " 2> " + err.string())
+                                    .c_str());
+    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2) << args;
+    std::ifstream e(err);
+    std::stringstream text;
+    text << e.rdbuf();
+    EXPECT_EQ(lines(text.str()), 1) << args << ": " << text.str();
+    EXPECT_EQ(fs::file_size(out), 0u) << args;
+  }
+}
+
 TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   // run1/snap.csv and run2/snap.csv: the profiles are named after the directories that tell
   // them apart; a bad input among the snapshots leaves no profile written; one snapshot given

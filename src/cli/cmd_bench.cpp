@@ -86,6 +86,10 @@ int cmd_bench(int argc, char** argv) {
                                   " (must be > 0)");
   }
   const int threads = apply_threads(r);
+  // The first set and its solver before the table's header: a bad file, model parameter or
+  // solver setting is one error line, not a header followed by an error.
+  ParticleSet first = from_file ? initial_conditions(r) : model_for_n(argc, argv, sizes[0]);
+  make_solver(config, first.size());
   const bool measured = peak == 0;
   if (measured) peak = measure_peak_gflops(threads);
 
@@ -102,8 +106,8 @@ int cmd_bench(int argc, char** argv) {
             << "GFLOP/s" << std::setw(8) << "peak"
             << "\n";
   std::vector<BenchRow> rows;
-  for (std::size_t n : sizes) {
-    ParticleSet p = from_file ? initial_conditions(r) : model_for_n(argc, argv, n);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    ParticleSet p = k == 0 ? std::move(first) : model_for_n(argc, argv, sizes[k]);
     auto solver = make_solver(config, p.size());
     BenchRow row = time_force(*solver, p, repeat);
     std::cout << std::setw(10) << row.n << std::setw(8) << row.solver << std::setw(8) << row.backend
