@@ -152,7 +152,7 @@ struct TargetBlock {
 // Particle-particle terms of sources [0, ns) (padded to kW) on targets [0, nt) (padded to
 // kTargetBlock), B targets at a time against each source vector, accumulators in registers.
 // kSpline picks the kernel; kSoft: softened, every pair valid (the caller removes the self
-// pair); otherwise pairs at r = 0 (the self pair) are masked. Results are added to out.
+// pair); otherwise the self pair (own source t for target t) is masked. Results are added to out.
 template <int B, bool kSpline, bool kSoft>
 void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]) {
   // Plummer: the scaled form (plummer_pair_scaled: m/2 in, 4 a out; both exact powers of 2).
@@ -169,12 +169,17 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
       for (std::size_t j = j0; j < j1; j += kW) {
         const VecF x = VecF::load(&g.sx[j]), y = VecF::load(&g.sy[j]), z = VecF::load(&g.sz[j]);
         const VecF m = VecF::load(&g.sm[j]) * m_scale;
+        // Own source j + lane is target j + lane: the self pair is masked by index (exact in
+        // float: a group has far fewer than 2^24 particles), not by r = 0, which also masked
+        // two distinct particles whose float offsets from the box centre coincide (their
+        // infinite force then went missing instead of failing the solver's finiteness check).
+        const VecF source_index = simd::lane_index() + VecF(static_cast<float>(j));
         for (int b = 0; b < B; ++b) {
           const VecF dx = x - X[b], dy = y - Y[b], dz = z - Z[b];
           if constexpr (kSpline) {
             spline_pair(dx, dy, dz, m, h_inv, true, ax[b], ay[b], az[b], pot[b]);
           } else if constexpr (kMasked) {
-            const auto valid = dx * dx + dy * dy + dz * dz > VecF(0.0f);
+            const auto valid = source_index != VecF(static_cast<float>(t0 + b));
             plummer_pair_scaled(dx, dy, dz, m, eps2, valid, ax[b], ay[b], az[b], pot[b]);
           } else {
             plummer_pair_scaled(dx, dy, dz, m, eps2, true, ax[b], ay[b], az[b], pot[b]);
