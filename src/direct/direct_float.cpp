@@ -1,7 +1,8 @@
 // Fast float32 direct summation with explicit SIMD (src/direct/simd.hpp: AVX-512, AVX2 or
 // scalar, chosen at build time by -march).
 //
-// Layout: float SoA positions relative to the bounding-box centre. i-parallel: a group holds
+// Layout: the particles in Morton order; float SoA offsets from a centre per chunk of targets
+// (direct_all). i-parallel: a group holds
 // kRegs registers of kWidth targets (3 x 16 = 48 on AVX-512) in registers with their
 // accumulators; each source is broadcast and interacts with all of them. Sources come in
 // tiles of kTile (32 KiB of float SoA, inside the 48 KiB L1) that every group of a thread
@@ -12,13 +13,17 @@
 // docs/perf-direct.md counts the instructions and gives the measured rates.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "core/bounds.hpp"
 #include "core/checks.hpp"
 #include "direct/direct.hpp"
 #include "direct/simd.hpp"
+#include "tree/octree.hpp"
 
 namespace hoshi {
 
@@ -107,63 +112,160 @@ inline void target_group(const Kernel& kern, const Valid& valid, const float* tx
   }
 }
 
-// Float SoA copy of a particle set relative to the bounding-box centre, padded to whole
-// groups (padding: position 0, mass 0, never used as a source), with float accumulators.
-// m holds mass_scale * m (the kernel's kMassScale; a power of two, exact).
-struct LocalFloat {
-  std::vector<float> x, y, z, m, ax, ay, az, pot;
+// The particles in a spatially compact order, in double: Morton keys in the bounding cube,
+// sorted as for the tree (sort_keys: stable, ties in input order). Consecutive targets (a chunk)
+// then lie in one region. m holds mass_scale * m (the kernel's kMassScale; a power of two, exact).
+struct SortedSet {
+  std::vector<double> x, y, z;
+  std::vector<float> m;
+  std::vector<std::size_t> index;  // sorted position -> input index
 };
 
-LocalFloat to_local_float(const ParticleSet& p, std::size_t padded, float mass_scale) {
+SortedSet sorted_set(const ParticleSet& p, float mass_scale) {
   const std::size_t n = p.size();
-  const Box box = bounding_box(p);
-  const double c[3] = {box.centre(0), box.centre(1), box.centre(2)};
-  LocalFloat f;
-  for (auto* v : {&f.x, &f.y, &f.z, &f.m, &f.ax, &f.ay, &f.az, &f.pot}) v->assign(padded, 0.0f);
-  for (std::size_t i = 0; i < n; ++i) {
-    f.x[i] = static_cast<float>(p.x[i] - c[0]);
-    f.y[i] = static_cast<float>(p.y[i] - c[1]);
-    f.z[i] = static_cast<float>(p.z[i] - c[2]);
-    f.m[i] = mass_scale * static_cast<float>(p.m[i]);
+  const BoundingCube cube = bounding_cube(p.x.data(), p.y.data(), p.z.data(), n);
+  std::vector<std::uint64_t> keys(n), index;
+  compute_morton_keys(p.x.data(), p.y.data(), p.z.data(), n, cube, keys.data());
+  sort_keys(keys, index);
+  SortedSet s;
+  for (auto* v : {&s.x, &s.y, &s.z}) v->resize(n);
+  s.m.resize(n);
+  s.index.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = index[k];
+    s.index[k] = i;
+    s.x[k] = p.x[i];
+    s.y[k] = p.y[i];
+    s.z[k] = p.z[i];
+    s.m[k] = mass_scale * static_cast<float>(p.m[i]);
   }
-  return f;
+  return s;
 }
 
-// All n targets against all n sources. The self pair can only occur in the sources
-// [i0, i0 + kGroup) of the group starting at i0: with eps == 0 (`mask_self`) that range runs
-// with the SkipSelf mask and the rest unmasked.
-template <class Kernel>
-void direct_all(const Kernel& kern, bool mask_self, LocalFloat& f, std::size_t n) {
-  const std::size_t ngroups = f.x.size() / kGroup;
-  const FloatSources src{f.x.data(), f.y.data(), f.z.data(), f.m.data(), n};
-  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
-  const std::ptrdiff_t nchunks =
-      static_cast<std::ptrdiff_t>((ngroups + kChunkGroups - 1) / kChunkGroups);
-  // Dynamic chunks: a thread that loses its core to another process does not hold up the
-  // rest. Below n = 256 thread start-up costs more than it saves.
-#pragma omp parallel for schedule(dynamic, 1) if (n > 256)
-  for (std::ptrdiff_t c = 0; c < nchunks; ++c) {
-    const std::size_t g0 = static_cast<std::size_t>(c) * kChunkGroups;
-    const std::size_t g1 = std::min(ngroups, g0 + kChunkGroups);
-    for (std::ptrdiff_t s0 = 0; s0 < nn; s0 += static_cast<std::ptrdiff_t>(kTile)) {
-      const std::ptrdiff_t s1 = std::min(nn, s0 + static_cast<std::ptrdiff_t>(kTile));
-      for (std::size_t g = g0; g < g1; ++g) {
-        const std::size_t i0 = g * kGroup;
-        auto run = [&](const auto& valid, std::ptrdiff_t j0, std::ptrdiff_t j1) {
-          if (j0 >= j1) return;
-          target_group<kRegs, true>(kern, valid, &f.x[i0], &f.y[i0], &f.z[i0], &f.ax[i0], &f.ay[i0],
-                                    &f.az[i0], &f.pot[i0], src, j0, j1);
-        };
-        if (!mask_self) {
-          run(NoMask{}, s0, s1);
-        } else {
-          const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(i0);
-          const std::ptrdiff_t d0 = std::clamp(b, s0, s1);
-          const std::ptrdiff_t d1 = std::clamp(b + static_cast<std::ptrdiff_t>(kGroup), s0, s1);
-          run(NoMask{}, s0, d0);
-          run(SkipSelf{b}, d0, d1);
-          run(NoMask{}, d1, s1);
+// Component-wise median of [begin, end) of v: a centre inside the chunk's bulk.
+double median(const std::vector<double>& v, std::size_t begin, std::size_t end,
+              std::vector<double>& scratch) {
+  scratch.assign(v.begin() + static_cast<std::ptrdiff_t>(begin),
+                 v.begin() + static_cast<std::ptrdiff_t>(end));
+  auto mid = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
+  std::nth_element(scratch.begin(), mid, scratch.end());
+  return *mid;
+}
+
+// A jump between Morton-consecutive particles this many times the typical spacing of the
+// chunk ends the chunk: a chunk then never spans two distant clusters (or a cluster and an
+// escaper), whose minority would be rounded at the distance between them. A target's offset
+// from its chunk's centre stays within ~kChunkJump spacings: float round-off ~kChunkJump 2^-24
+// relative to its near neighbours' terms at worst, a few 2^-24 in smooth regions.
+constexpr double kChunkJump = 256;
+
+// The targets [begin, end) of each chunk: runs of at most kChunkGroups * kGroup consecutive
+// sorted particles, cut early before a jump (above). Deterministic: depends on the positions
+// only.
+std::vector<std::pair<std::size_t, std::size_t>> target_chunks(const SortedSet& p) {
+  const std::size_t n = p.x.size(), max_size = kChunkGroups * kGroup;
+  std::vector<double> gap(n, 0.0);  // gap[k]: max-norm distance from particle k - 1 to k
+  for (std::size_t k = 1; k < n; ++k)
+    gap[k] = std::max({std::abs(p.x[k] - p.x[k - 1]), std::abs(p.y[k] - p.y[k - 1]),
+                       std::abs(p.z[k] - p.z[k - 1])});
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  std::vector<double> scratch;
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t limit = std::min(n, i + max_size);
+    std::size_t end = limit;
+    if (limit - i > 2) {
+      // The typical spacing: the median gap inside the window (escapers and cluster
+      // boundaries are a few large gaps, which do not move it).
+      const double typical = median(gap, i + 1, limit, scratch);
+      for (std::size_t k = i + 1; k < limit; ++k)
+        if (gap[k] > kChunkJump * typical) {
+          end = k;
+          break;
         }
+    }
+    chunks.emplace_back(i, end);
+    i = end;
+  }
+  return chunks;
+}
+
+// Float accumulators of the sorted targets.
+struct FloatSums {
+  std::vector<float> ax, ay, az, pot;
+};
+
+// All n targets against all n sources, in float offsets from a centre per chunk of
+// consecutive (sorted) targets (target_chunks): the chunk's targets and, one tile at a time,
+// the sources are converted from double relative to the chunk's median position. A pair's
+// rounding error is then that of its own distances from the chunk, not of the whole system's
+// extent (one escaper 1e4 away from a unit cluster made the cluster's forces 1e-2 wrong with
+// one global centre). The conversion costs ~1/kGroup of the pair work per source. The self
+// pair can only occur in the sources [i0, i0 + kGroup) of the group starting at i0: with
+// eps == 0 (`mask_self`) that range runs with the SkipSelf mask and the rest unmasked.
+template <class Kernel>
+void direct_all(const Kernel& kern, bool mask_self, const SortedSet& p, FloatSums& out) {
+  const std::size_t n = p.x.size();
+  constexpr std::size_t kChunk = kChunkGroups * kGroup;
+  const auto chunks = target_chunks(p);
+  for (auto* v : {&out.ax, &out.ay, &out.az, &out.pot}) v->assign(n, 0.0f);
+  const auto nchunks = static_cast<std::ptrdiff_t>(chunks.size());
+  // Below n = 256 thread start-up costs more than it saves.
+#pragma omp parallel if (n > 256)
+  {
+    std::vector<float> sx(kTile), sy(kTile), sz(kTile), sm(kTile);
+    std::vector<float> tx(kChunk), ty(kChunk), tz(kChunk);
+    std::vector<float> ax(kChunk), ay(kChunk), az(kChunk), pot(kChunk);
+    std::vector<double> scratch;
+    // Dynamic chunks: a thread that loses its core to another process does not hold up the
+    // rest.
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t c = 0; c < nchunks; ++c) {
+      const auto [i_begin, i_end] = chunks[static_cast<std::size_t>(c)];
+      const double cx = median(p.x, i_begin, i_end, scratch);
+      const double cy = median(p.y, i_begin, i_end, scratch);
+      const double cz = median(p.z, i_begin, i_end, scratch);
+      for (std::size_t k = 0; k < kChunk; ++k) {  // padding: the centre, results unused
+        const std::size_t i = i_begin + k;
+        tx[k] = i < i_end ? static_cast<float>(p.x[i] - cx) : 0.0f;
+        ty[k] = i < i_end ? static_cast<float>(p.y[i] - cy) : 0.0f;
+        tz[k] = i < i_end ? static_cast<float>(p.z[i] - cz) : 0.0f;
+        ax[k] = ay[k] = az[k] = pot[k] = 0.0f;
+      }
+      for (std::size_t s0 = 0; s0 < n; s0 += kTile) {
+        const std::size_t s1 = std::min(n, s0 + kTile);
+        for (std::size_t j = s0; j < s1; ++j) {
+          sx[j - s0] = static_cast<float>(p.x[j] - cx);
+          sy[j - s0] = static_cast<float>(p.y[j] - cy);
+          sz[j - s0] = static_cast<float>(p.z[j] - cz);
+          sm[j - s0] = p.m[j];
+        }
+        const FloatSources src{sx.data(), sy.data(), sz.data(), sm.data(), s1 - s0};
+        const auto ns = static_cast<std::ptrdiff_t>(s1 - s0);
+        for (std::size_t k0 = 0; i_begin + k0 < i_end; k0 += kGroup) {
+          auto run = [&](const auto& valid, std::ptrdiff_t j0, std::ptrdiff_t j1) {
+            if (j0 >= j1) return;
+            target_group<kRegs, true>(kern, valid, &tx[k0], &ty[k0], &tz[k0], &ax[k0], &ay[k0],
+                                      &az[k0], &pot[k0], src, j0, j1);
+          };
+          if (!mask_self) {
+            run(NoMask{}, 0, ns);
+          } else {  // tile-local source indices: global j - s0
+            const auto b =
+                static_cast<std::ptrdiff_t>(i_begin + k0) - static_cast<std::ptrdiff_t>(s0);
+            const std::ptrdiff_t d0 = std::clamp<std::ptrdiff_t>(b, 0, ns);
+            const std::ptrdiff_t d1 =
+                std::clamp<std::ptrdiff_t>(b + static_cast<std::ptrdiff_t>(kGroup), 0, ns);
+            run(NoMask{}, 0, d0);
+            run(SkipSelf{b}, d0, d1);
+            run(NoMask{}, d1, ns);
+          }
+        }
+      }
+      for (std::size_t i = i_begin; i < i_end; ++i) {
+        out.ax[i] = ax[i - i_begin];
+        out.ay[i] = ay[i - i_begin];
+        out.az[i] = az[i - i_begin];
+        out.pot[i] = pot[i - i_begin];
       }
     }
   }
@@ -223,15 +325,14 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
   if (n == 0) return 0;
   const auto s = SofteningParams<float>::make(kernel, eps);
   const bool soft = eps > 0;
-  const std::size_t padded = (n + kGroup - 1) / kGroup * kGroup;
-  LocalFloat f;
-  if (s.kind == Softening::spline) {
-    f = to_local_float(p, padded, SplineKernel::kMassScale);
-    direct_all(SplineKernel{VecF(s.h_inv)}, !soft, f, n);
-  } else {
-    f = to_local_float(p, padded, PlummerKernel::kMassScale);
-    direct_all(PlummerKernel{VecF(s.eps2)}, !soft, f, n);
-  }
+  const bool spline = s.kind == Softening::spline;
+  const SortedSet sorted =
+      sorted_set(p, spline ? SplineKernel::kMassScale : PlummerKernel::kMassScale);
+  FloatSums f;
+  if (spline)
+    direct_all(SplineKernel{VecF(s.h_inv)}, !soft, sorted, f);
+  else
+    direct_all(PlummerKernel{VecF(s.eps2)}, !soft, sorted, f);
 
   // Check before writing, so that on an error p keeps its previous accelerations.
   bool finite = true;
@@ -240,8 +341,8 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
   if (!finite) {
     // Coincident particles with eps == 0: name them (only on this error path, O(N log N)).
     if (!soft) require_distinct_positions(p);
-    // Distinct in double but equal after rounding to float32 relative to the box centre, or
-    // a force beyond the float range.
+    // Distinct in double but equal after rounding to float32 relative to the chunk's centre,
+    // or a force beyond the float range.
     std::ostringstream msg;
     msg << "direct float32 kernel: non-finite force with softening " << eps;
     if (soft)
@@ -252,13 +353,14 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
              "double";
     throw std::invalid_argument(msg.str());
   }
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = sorted.index[k];
     // With softening the self pair was included: zero force and potential -m_i/eps for both
     // kernels. Remove it.
-    const double pot = soft ? double(f.pot[i]) + p.m[i] / eps : double(f.pot[i]);
-    p.ax[i] = G * f.ax[i];
-    p.ay[i] = G * f.ay[i];
-    p.az[i] = G * f.az[i];
+    const double pot = soft ? double(f.pot[k]) + p.m[i] / eps : double(f.pot[k]);
+    p.ax[i] = G * f.ax[k];
+    p.ay[i] = G * f.ay[k];
+    p.az[i] = G * f.az[k];
     p.pot[i] = G * pot;
   }
   return static_cast<std::uint64_t>(n) * (n - 1);
