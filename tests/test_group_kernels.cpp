@@ -93,7 +93,7 @@ class GroupKernels : public ::testing::Test {
       for (std::size_t j = 0; j < g.ns; ++j) {
         if (j >= g.nt && j < g.own_end) continue;  // padding
         const bool self = j == i;
-        if (self && soft.eps2 == 0) continue;  // unsoftened: the kernel masks r = 0
+        if (self && soft.eps2 == 0) continue;  // unsoftened: the kernel masks the self pair
         double ax = 0, ay = 0, az = 0, pot = 0;
         pair_interaction<double>(soft, double(g.sx[j]) - g.tx[i], double(g.sy[j]) - g.ty[i],
                                  double(g.sz[j]) - g.tz[i], g.sm[j], true, ax, ay, az, pot);
@@ -150,6 +150,24 @@ TEST_F(GroupKernels, PlummerSoftenedMatchesDoubleWithTheSelfPair) {
 }
 TEST_F(GroupKernels, SplineSoftenedMatchesDoubleWithTheSelfPair) {
   check<true, true, 2>(Softening::spline, 0.05);
+}
+
+// Unsoftened, the self pair is masked by index, not by r = 0: two distinct particles at the same
+// float offset (a pair closer than float32 resolves at the group's scale) must give a
+// non-finite force, which the solver reports, not silently lose their mutual force (as the
+// r = 0 mask did). The other targets are unaffected.
+TEST_F(GroupKernels, DistinctParticlesAtOneFloatPositionAreNotTakenForTheSelfPair) {
+  for (std::vector<float>* v : {&g.tx, &g.ty, &g.tz}) (*v)[4] = (*v)[3];
+  g.sx[4] = g.sx[3], g.sy[4] = g.sy[3], g.sz[4] = g.sz[3];
+  const WalkParams<float> w =
+      make_walk_params<float>(Criterion::barnes94, 2, Softening::plummer, 0);
+  std::vector<float> out[4];
+  for (auto& o : out) o.assign(padded(g.nt, kTargetBlock), 0.0f);
+  group_kernel<false, false, 2>(g, w, out[0].data(), out[1].data(), out[2].data(), out[3].data());
+  for (std::size_t i = 0; i < g.nt; ++i) {
+    const bool finite = std::isfinite(out[0][i] + out[1][i] + out[2][i] + out[3][i]);
+    EXPECT_EQ(finite, i != 3 && i != 4) << "target " << i;
+  }
 }
 
 }  // namespace
