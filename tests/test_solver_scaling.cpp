@@ -163,5 +163,31 @@ TEST(SolverScaling, SofteningBelowWhatFloatResolvesIsAnError) {
   EXPECT_LT(worst, 1e-3);
 }
 
+// The softening check measures the potential scale on the set's bulk: one escaper 1e6 away
+// from a unit cluster does not make a usual softening "unresolvable" (the bounding extent made
+// the scale 1e-6 of the cluster's: refused, and a run aborted when a particle escaped far
+// enough); the cluster's forces keep their accuracy, and a truly unresolvable softening is
+// still refused with the escaper there.
+TEST(SolverScaling, AnEscaperDoesNotMakeTheSofteningUnresolvable) {
+  ParticleSet p = make_plummer(2000, 48);
+  p.x[0] = 1e6;
+  SolverConfig c = config(SolverKind::direct, 0.01);
+  EXPECT_NO_THROW(require_resolvable_softening(c, p));
+  ParticleSet q = p;
+  make_solver(c, q.size())->compute(q);
+  SolverConfig ref_cfg = c;
+  ref_cfg.precision = Precision::float64;
+  ParticleSet ref = p;
+  make_solver(ref_cfg, ref.size())->compute(ref);
+  double worst = 0;
+  for (std::size_t i = 1; i < q.size(); ++i)  // the cluster: float round-off (N = 2000)
+    worst =
+        std::max(worst, std::hypot(q.ax[i] - ref.ax[i], q.ay[i] - ref.ay[i], q.az[i] - ref.az[i]) /
+                            std::hypot(ref.ax[i], ref.ay[i], ref.az[i]));
+  EXPECT_LT(worst, 1e-4);
+  c.eps = 1e-13;
+  EXPECT_THROW(require_resolvable_softening(c, p), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace hoshi
