@@ -254,6 +254,31 @@ TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
   EXPECT_NEAR(2 * kinetic / std::abs(potential), 1.0, 0.15);
   // Henon energy E = -1/4 G M^2 / r_unit scales with G: E = -43007.1 / 4 (same noise).
   EXPECT_NEAR((kinetic + potential) / (-43007.1 / 4), 1.0, 0.15);
+  // hoshi analyze uses the snapshot's G: the model is bound (it took G = 1 and found no bound
+  // mass) and vcirc = sqrt(G M(<r) / r) with G = 43007.1 (it printed the G = 1 value).
+  const std::string csv = dir.file("a.csv"), prof = dir.file("prof");
+  ASSERT_EQ(hoshi("analyze " + out + "/checkpoint.hdf5 --bound --softening 0.01 --csv " + csv +
+                      " --profiles " + prof,
+                  log),
+            0)
+      << test::read_all(log);
+  std::istringstream rows(test::read_all(csv));
+  std::string line;
+  std::getline(rows, line);
+  std::getline(rows, line);
+  EXPECT_EQ(line.substr(line.rfind(',') + 1), "1") << line;  // bound_mass: all of 1e10 Msun
+  std::istringstream radial(test::read_all(prof + "/checkpoint_radial.csv"));
+  std::getline(radial, line);  // r_lo,r_hi,r_mid,count,density,enclosed_mass,sigma_r,...,vcirc
+  int rows_checked = 0;
+  while (std::getline(radial, line)) {
+    std::vector<double> f;
+    std::istringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(std::stod(x));
+    ASSERT_EQ(f.size(), 9u) << line;
+    EXPECT_NEAR(f[8] * f[8] * f[1] / f[5] / 43007.1, 1.0, 1e-5) << line;  // printed digits
+    ++rows_checked;
+  }
+  EXPECT_GT(rows_checked, 5);
 }
 
 TEST(IoRun, GravitationalConstantScalesTheModelAndSurvivesRestarts) {

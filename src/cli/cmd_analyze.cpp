@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <variant>
 #include <vector>
 
 #include "analysis/analysis.hpp"
@@ -93,6 +95,20 @@ void write_disk(const std::string& path, const DiskProfile& d) {
   write_text(path, f.str());
 }
 
+// The gravitational constant of a snapshot's units: the run's G as hoshi records it
+// (/Parameters GravityConstantInternal, or G), else that of its unit system (HDF5 /Units;
+// tipsy files are in G = 1 units; Gadget binary and CSV carry none: 1).
+double snapshot_G(const io::LoadedSnapshot& s) {
+  for (const char* key : {"GravityConstantInternal", "G"})
+    if (const io::ParamValue* v = io::find_param(s.parameters, key)) {
+      const double* d = std::get_if<double>(v);
+      const std::int64_t* i = std::get_if<std::int64_t>(v);
+      const double g = d ? *d : i ? static_cast<double>(*i) : 0.0;
+      if (g > 0 && std::isfinite(g)) return g;
+    }
+  return s.units.G();
+}
+
 }  // namespace
 
 int cmd_analyze(int argc, char** argv) {
@@ -101,7 +117,9 @@ int cmd_analyze(int argc, char** argv) {
       "Lagrangian radii (10, 50, 90% of the mass, about the centre of mass and about the "
       "shrinking-sphere density centre), optional bound mass, and spherical and disk profiles "
       "of particle snapshots. The time column is the time the file records (HDF5 /Header Time, "
-      "Gadget header, tipsy header in its G = 1 units), 0 for CSV files.");
+      "Gadget header, tipsy header in its G = 1 units), 0 for CSV files. vcirc and the bound "
+      "mass use the snapshot's G (the run's, as hoshi records it, else its unit system's; "
+      "tipsy, Gadget binary and CSV: 1) unless -G is given.");
   o.positional_help("SNAPSHOT...");
   o.add_options()("snapshots", "particle files", cxxopts::value<std::vector<std::string>>())(
       "csv", "write one row per snapshot to this CSV file", cxxopts::value<std::string>())(
@@ -211,6 +229,9 @@ int cmd_analyze(int argc, char** argv) {
     }
     const ParticleSet& p = r.count("ids") ? selected : all;
     const double t = s.time;
+    // G of the snapshot's units (vcirc and the bound mass), unless -G is given.
+    SolverConfig snap_cfg = cfg;
+    if (!r.count("G")) snap_cfg.G = snapshot_G(s);
     double mass = 0;
     for (double m : p.m) mass += m;
     const Vec3 com = centre_of_mass(p), vcom = centre_of_mass_velocity(p);
@@ -218,7 +239,7 @@ int cmd_analyze(int argc, char** argv) {
     const auto lr = lagrangian_radii(p, {0.1, 0.5, 0.9}, com);
     const auto ld = lagrangian_radii(p, {0.005, 0.1, 0.5, 0.9, 0.995}, dc);
     double mb = std::nan("");
-    if (bound) mb = bound_mass(p, cfg).mass;
+    if (bound) mb = bound_mass(p, snap_cfg).mass;
     table << path << "," << t << "," << p.size() << "," << mass << "," << lr[0] << "," << lr[1]
           << "," << lr[2] << "," << ld[1] << "," << ld[2] << "," << ld[3] << ",";
     if (bound) table << mb;
@@ -239,7 +260,7 @@ int cmd_analyze(int argc, char** argv) {
       const Vec3 v = inner.empty() ? vcom : centre_of_mass_velocity(inner);
       const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
       const double r_lo = std::max(ld[0], 1e-12), r_hi = std::max(ld[4], 2 * r_lo);
-      radial.push_back(radial_profile(p, dc, v, r_lo, r_hi, bins, cfg.G));
+      radial.push_back(radial_profile(p, dc, v, r_lo, r_hi, bins, snap_cfg.G));
       const double R_max = disk_rmax > 0 ? disk_rmax : ld[3];
       if (!(R_max > 0))
         throw std::invalid_argument(path +
