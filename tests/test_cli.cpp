@@ -241,17 +241,27 @@ TEST(Cli, ThetaAboveOneRunsWithAWarning) {
 
 TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   // A Hernquist model in galaxy units (G = 43007.1) has a half-mass dynamical time of ~0.004;
-  // the default dt 1/128 is about 2 of them (the energy error reaches ~10). The default run
-  // (Plummer, Henon units: ~0.68) gets no warning.
+  // the default dt 1/128 is about 2 of them (the energy error reaches ~10). A disk galaxy's
+  // disk is far denser than its halo: at dt 1/16 (a tenth of the halo's half-mass dynamical
+  // time, but more than its inner 1%'s 0.1) the disk comes apart, and the warning, which took
+  // the half-mass radius, did not fire. The default run (Plummer, Henon units), the default
+  // disk and a star with a planet (whose inner 1% is the star alone) get no warning.
   const fs::path d = scratch();
   Result r = hoshi(
       "run --ic hernquist -n 512 --units galaxy --t-end 0 --quiet --out " + (d / "g").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: --dt 0.0078125 is "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("half-mass dynamical times"), std::string::npos) << r.err;
-  r = hoshi("run -n 512 --t-end 0 --quiet --out " + (d / "h").string(), d);
+  EXPECT_NE(r.err.find("dynamical times"), std::string::npos) << r.err;
+  r = hoshi("run --ic disk -n 4000 --dt 0.0625 --t-end 0 --quiet --out " + (d / "d").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --dt 0.0625 is "), std::string::npos) << r.err;
+  write(d / "planet.csv", "id,x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0,1\n1,1,0,0,0,1,0,1e-6\n");
+  for (const std::string& args : {std::string("run -n 512"), std::string("run --ic disk -n 4000"),
+                                  "run --softening 0 --ic " + (d / "planet.csv").string()}) {
+    r = hoshi(args + " --t-end 0 --quiet --overwrite --out " + (d / "h").string(), d);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {

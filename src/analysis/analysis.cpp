@@ -72,20 +72,37 @@ Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink, std::size_t n_
   return c;
 }
 
-double half_mass_dynamical_time(const ParticleSet& p, double G) {
+DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps) {
   const std::size_t n = p.size(), k = (n + 99999) / 100000;
-  if (n == 0) return 0;
-  ParticleSet s;
-  double m = 0;
-  for (std::size_t i = 0; i < n; i += k) {
-    s.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], i);
-    m += p.m[i];
-  }
-  if (!(m > 0)) return 0;
-  const double r_h = lagrangian_radii(s, {0.5}, centre_of_mass(s))[0];
-  double total = 0;
+  DynamicalTime best;
+  if (n == 0 || !(G > 0)) return best;
+  double total = 0, sampled = 0;
   for (double mi : p.m) total += mi;
-  return std::sqrt(r_h * r_h * r_h / (G * total));
+  for (std::size_t i = 0; i < n; i += k) sampled += p.m[i];
+  if (!(total > 0) || !(sampled > 0)) return best;
+  const Vec3 c = centre_of_mass(p);
+  std::vector<std::pair<double, double>> rm;  // (r^2, m) of the sample
+  for (std::size_t i = 0; i < n; i += k) {
+    const double dx = p.x[i] - c[0], dy = p.y[i] - c[1], dz = p.z[i] - c[2];
+    rm.emplace_back(dx * dx + dy * dy + dz * dz, p.m[i]);
+  }
+  std::sort(rm.begin(), rm.end());
+  const std::size_t ns = rm.size();
+  const double scale = total / sampled;  // sample mass -> total mass
+  std::vector<double> enclosed(ns);      // mass within rm[j], inclusive
+  double sum = 0;
+  for (std::size_t j = 0; j < ns; ++j) enclosed[j] = (sum += rm[j].second * scale);
+  for (const double fraction : {0.01, 0.1, 0.5}) {
+    std::size_t rank = static_cast<std::size_t>(std::ceil(fraction * double(ns)));
+    if (fraction == 0.01) rank = std::max<std::size_t>(rank, 32);
+    // At least two particles: one alone (a star at the centre of mass) has no orbit.
+    const std::size_t j = std::min(std::max<std::size_t>(rank, 2), ns) - 1;
+    const double r = std::max(std::sqrt(rm[j].first), eps);
+    if (!(enclosed[j] > 0) || !(r > 0)) continue;
+    const double t = std::sqrt(r * r * r / (G * enclosed[j]));
+    if (best.t == 0 || t < best.t) best = {t, double(j + 1) / double(ns)};
+  }
+  return best;
 }
 
 std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,

@@ -30,10 +30,18 @@ Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink = 0.975, std::s
 std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,
                                      const Vec3& centre);
 
-// The half-mass dynamical time sqrt(r_h^3 / (G M)), r_h the half-mass radius about the centre
-// of mass (from every k-th particle, k = ceil(N / 100000): a scale, not a measurement); 0 for
-// an empty or massless set.
-double half_mass_dynamical_time(const ParticleSet& p, double G);
+// The shortest dynamical time sqrt(r^3 / (G M(<r))) at the radii about the centre of mass that
+// enclose 1%, 10% and 50% of the particles by number (the 1% radius at least the 32nd
+// particle's, every radius at least the second's), r no smaller than eps (the softening caps the
+// forces within it): the time scale of the densest component (a disk inside its halo), which a
+// dominant mass (a star with planets, the 1% being the star itself) does not shrink to zero. From
+// every k-th particle, k = ceil(N / 100000): a scale, not a measurement; 0 for an empty or massless
+// set.
+struct DynamicalTime {
+  double t = 0;         // the shortest
+  double fraction = 0;  // of the particles inside its radius
+};
+DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps);
 
 // Spherical shells, log-spaced between r_min and r_max (n_bins of them), about `centre`, with
 // velocities relative to `velocity`.

@@ -176,18 +176,20 @@ void append_params(std::vector<std::string>& args, const std::string& source,
   }
 }
 
-// A fixed step longer than a quarter of the half-mass dynamical time cannot follow the orbits
-// (the default 1/128 is ~1/90 of it for the Henon-unit models; in --units galaxy, or with a large
-// -G, their dynamical time is 1/sqrt(G) as long). A warning, not an error: a short test run
+// A fixed step longer than a quarter of the shortest dynamical time (shortest_dynamical_time:
+// the densest component's) cannot follow the orbits (the default 1/128 is ~1/60 of it for a
+// Plummer sphere and ~1/13 for the default disk; in --units galaxy, or with a large -G, these
+// times are 1/sqrt(G) as long). A warning, not an error: a short test run
 // may want it.
 void warn_long_step(const RunConfig& cfg, const ParticleSet& p) {
   if (cfg.eta > 0 || p.size() < 2) return;
-  const double t_dyn = half_mass_dynamical_time(p, cfg.solver.G);
-  if (t_dyn > 0 && cfg.dt > 0.25 * t_dyn)
-    std::cerr << "hoshi run: warning: --dt " << cfg.dt << " is " << cfg.dt / t_dyn
-              << " half-mass dynamical times sqrt(r_h^3 / (G M)) = " << t_dyn
-              << " of these particles; steps this long do not follow their orbits (try --dt "
-              << t_dyn / 100 << ", or --eta)\n";
+  const DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
+  if (d.t > 0 && cfg.dt > 0.25 * d.t)
+    std::cerr << "hoshi run: warning: --dt " << cfg.dt << " is " << cfg.dt / d.t
+              << " dynamical times sqrt(r^3 / (G M(<r))) = " << d.t << " at the radius holding "
+              << 100 * d.fraction
+              << "% of these particles; steps this long do not follow their orbits (try --dt "
+              << d.t / 50 << ", or --eta)\n";
 }
 
 // The effective value of every run option: defaults overlaid with what was given.
