@@ -100,8 +100,9 @@ class DiskGalaxyModel {
 
 ParticleSet make_disk_galaxy(std::size_t n, std::uint64_t seed, const DiskGalaxyParams& params);
 
-// Two galaxies on a Kepler orbit of their total masses (point-mass approximation for the
-// orbit). By default the secondary is the primary's model scaled in mass by mass_ratio, in
+// Two galaxies on the Kepler orbit of their total masses, its radial speed corrected so that the
+// orbital energy with their actual interaction energy is the Kepler orbit's (docs/models.md).
+// By default the secondary is the primary's model scaled in mass by mass_ratio, in
 // length by mass_ratio^(1/2) and in velocity by mass_ratio^(1/4) (fixed mean surface density,
 // a Tully-Fisher-like scaling). With `secondary` set, the secondary is secondary(n2, seed2)
 // (any model, e.g. a Hernquist sphere) rescaled to mass mass_ratio * M1 at fixed lengths:

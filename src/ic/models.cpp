@@ -50,7 +50,7 @@ std::vector<Key> merger_keys() {
   std::vector<Key> k = kGalaxyKeys;
   k.push_back({"mass_ratio", 1.0, "secondary / primary mass (0 < q <= 1)"});
   k.push_back({"eccentricity", 1.0, "orbit eccentricity (1: parabolic)"});
-  k.push_back({"r_peri", 0.4, "pericentre distance of the point-mass orbit"});
+  k.push_back({"r_peri", 0.4, "pericentre of the point-mass orbit (sets the angular momentum)"});
   k.push_back({"r_start", 4.0, "initial separation"});
   k.push_back({"incl1", 0.0, "primary disk inclination (degrees, about x)"});
   k.push_back({"omega1", 0.0, "primary disk argument (degrees, about z)"});
@@ -93,7 +93,8 @@ const std::vector<ModelSpec>& specs() {
       {"disk", "exponential disk in a Hernquist halo (+ optional bulge), G = 1", kGalaxyKeys},
       {"disk-nfw", "exponential disk in an NFW halo (+ optional bulge), G = 1", kGalaxyKeys},
       {"merger",
-       "a disk galaxy (Hernquist halo) and a second galaxy (model2) on a Kepler orbit, G = 1",
+       "a disk galaxy (Hernquist halo) and a second galaxy (model2) on a Kepler orbit (its energy "
+       "corrected for their overlap), G = 1",
        merger_keys()},
   };
   return s;
