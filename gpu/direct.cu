@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/direct.cuh"
@@ -35,8 +36,12 @@ struct Finalize {
   }
 };
 
-// kKind: the softening kernel; kSoft: eps > 0. Without softening the self-pair (r2 == 0) is
-// masked out per pair (distinct particles never coincide: the solver checks). Each thread
+// kKind: the softening kernel; kSoft: eps > 0. Without softening the self-pair is masked out
+// by index, and only in the block's diagonal tiles (the tiles holding its own targets: tiles
+// start at multiples of Block, as split_range's ranges do): every other tile runs the
+// unsoftened pair unmasked, 15 issue slots per pair instead of the 20 that a per-pair
+// r^2 > 0 test cost (SASS, sm_90; distinct particles never coincide: the solver checks, and
+// two that round to one float position give a non-finite force, which it reports). Each thread
 // holds T targets, blockIdx.x * Block * T + u * Block + threadIdx.x for u < T (coalesced), and
 // applies every tile source to all of them: one shared-memory load per T pair terms.
 // kPrefetch: tile t goes to buffer t % 2, and the load of tile t + 1 is issued right after
@@ -50,7 +55,8 @@ __global__ void __launch_bounds__(Block)
                          std::int64_t sources_per_split, SofteningParams<float> s, bool finalize,
                          Finalize fin, float4* __restrict__ d_out) {
   __shared__ float4 tiles[kPrefetch ? 2 : 1][Block];
-  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * Block * T + threadIdx.x;
+  const std::int64_t tb = static_cast<std::int64_t>(blockIdx.x) * Block * T;  // its targets
+  const std::int64_t base = tb + threadIdx.x;
   float4 t[T];
   float ax[T], ay[T], az[T], pot[T];
 #pragma unroll
@@ -77,24 +83,39 @@ __global__ void __launch_bounds__(Block)
       if (j0 + Block < j_end) next = fetch(j0 + Block);
       buffer ^= 1;
     }
+    // kMasked: the tile may hold a target of this thread (unsoftened only).
+    auto sum_tile = [&](auto masked) {
+      [[maybe_unused]] constexpr bool kMasked = decltype(masked)::value;
 #pragma unroll kUnroll
-    for (int k = 0; k < Block; ++k) {
-      const float4 q = tile[k];
+      for (int k = 0; k < Block; ++k) {
+        const float4 q = tile[k];
 #pragma unroll
-      for (int u = 0; u < T; ++u) {
-        const float dx = q.x - t[u].x, dy = q.y - t[u].y, dz = q.z - t[u].z;
-        if constexpr (kKind == Softening::plummer) {
-          if constexpr (kSoft) {
-            plummer_pair(dx, dy, dz, q.w, s.eps2, true, ax[u], ay[u], az[u], pot[u]);
+        for (int u = 0; u < T; ++u) {
+          const float dx = q.x - t[u].x, dy = q.y - t[u].y, dz = q.z - t[u].z;
+          if constexpr (kKind == Softening::plummer) {
+            if constexpr (kSoft) {
+              plummer_pair(dx, dy, dz, q.w, s.eps2, true, ax[u], ay[u], az[u], pot[u]);
+            } else if constexpr (kMasked) {
+              const bool valid = j0 + k != base + u * Block;
+              plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax[u], ay[u], az[u], pot[u]);
+            } else {
+              plummer_pair(dx, dy, dz, q.w, 0.f, true, ax[u], ay[u], az[u], pot[u]);
+            }
           } else {
-            const bool valid = dx * dx + dy * dy + dz * dz > 0.f;
-            plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax[u], ay[u], az[u], pot[u]);
+            // Softened spline (eps = 0 runs as Plummer): finite at r = 0, like Plummer.
+            spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax[u], ay[u], az[u], pot[u]);
           }
-        } else {
-          // Softened spline (eps = 0 runs as Plummer): finite at r = 0, like Plummer.
-          spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax[u], ay[u], az[u], pot[u]);
         }
       }
+    };
+    if constexpr (!kSoft && kKind == Softening::plummer) {
+      // Uniform over the block: the tile [j0, j0 + Block) meets its targets [tb, tb + Block T).
+      if (j0 < tb + Block * T && j0 + Block > tb)
+        sum_tile(std::true_type{});
+      else
+        sum_tile(std::false_type{});
+    } else {
+      sum_tile(std::false_type{});
     }
     if constexpr (!kPrefetch) __syncthreads();
   }
