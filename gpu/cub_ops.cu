@@ -114,6 +114,24 @@ double max_acceleration2(const float4* d_acc, std::size_t n, CubTemp& temp, cuda
   return device_reduce(Acceleration2{d_acc}, n, Max{}, 0.0, temp, stream);
 }
 
+double median(const double* d_in, std::size_t n, double* d_scratch, CubTemp& temp,
+              cudaStream_t stream) {
+  if (n == 0) return 0.0;
+  if (n > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+    throw std::invalid_argument("median: too many items");
+  std::size_t bytes = 0;
+  const auto nn = static_cast<std::int64_t>(n);
+  HOSHI_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, d_in, d_scratch, nn, 0,
+                                                  static_cast<int>(sizeof(double) * 8), stream));
+  HOSHI_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(bytes), bytes, d_in, d_scratch, nn, 0,
+                                                  static_cast<int>(sizeof(double) * 8), stream));
+  double m = 0;
+  HOSHI_CUDA_CHECK(
+      cudaMemcpyAsync(&m, d_scratch + n / 2, sizeof(double), cudaMemcpyDeviceToHost, stream));
+  HOSHI_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return m;
+}
+
 void sort_pairs(const std::uint64_t* d_keys_in, std::uint64_t* d_keys_out,
                 const std::uint32_t* d_values_in, std::uint32_t* d_values_out, std::size_t n,
                 CubTemp& temp, cudaStream_t stream, int end_bit) {

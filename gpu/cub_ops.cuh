@@ -35,6 +35,11 @@ double potential_energy(const double* d_m, const float4* d_acc, std::size_t n, C
 double max_acceleration2(const float4* d_acc, std::size_t n, CubTemp& temp,
                          cudaStream_t stream = nullptr);
 
+// The median (the element of rank n / 2) of n doubles, by CUB's radix sort of a copy into
+// d_scratch (n elements). Synchronises `stream` to return it; 0 for n = 0.
+double median(const double* d_in, std::size_t n, double* d_scratch, CubTemp& temp,
+              cudaStream_t stream = nullptr);
+
 // Sorts (keys, values) by key with CUB's device radix sort over the low `end_bit` bits.
 // Results in d_keys_out, d_values_out; inputs unchanged.
 void sort_pairs(const std::uint64_t* d_keys_in, std::uint64_t* d_keys_out,

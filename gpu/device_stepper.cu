@@ -42,6 +42,7 @@ struct DeviceStepper::Impl {
   ParticleSet ids;  // host copy of ids and masses (for error messages and download())
   DeviceBuffer<double> x, y, z, vx, vy, vz, m;
   DeviceBuffer<float4> pos4, acc, partial;
+  DeviceBuffer<double> median_scratch;  // direct: the sorted copy behind the centre's median
   CubTemp temp;
   // tree
   DeviceBuffer<std::uint64_t> keys, keys_sorted;
@@ -66,9 +67,15 @@ struct DeviceStepper::Impl {
   ForceStats direct_forces_now() {
     ForceStats st;
     Stopwatch sw;
-    const Box3 b = bounding_box(x.data(), y.data(), z.data(), n, temp);
-    to_local_float4(x.data(), y.data(), z.data(), m.data(), n, 0.5 * (b.lo[0] + b.hi[0]),
-                    0.5 * (b.lo[1] + b.hi[1]), 0.5 * (b.lo[2] + b.hi[2]), pos4.data());
+    // float offsets from the particles' median position: an escaper far away does not move it,
+    // so a cluster keeps its float resolution (the box centre put a unit cluster with one
+    // particle 1e5 away at offsets ~5e4, rounded to 4e-3; the CPU kernel centres each chunk of
+    // targets: direct_float.cpp).
+    median_scratch.resize(n);
+    const double cx = median(x.data(), n, median_scratch.data(), temp);
+    const double cy = median(y.data(), n, median_scratch.data(), temp);
+    const double cz = median(z.data(), n, median_scratch.data(), temp);
+    to_local_float4(x.data(), y.data(), z.data(), m.data(), n, cx, cy, cz, pos4.data());
     HOSHI_CUDA_CHECK(cudaDeviceSynchronize());
     st.seconds["convert"] = sw.seconds();
     e0.record();
