@@ -206,9 +206,9 @@ int cmd_analyze(int argc, char** argv) {
   std::ostringstream table;
   table << std::setprecision(10)
         << "snapshot,time,n,mass,r10,r50,r90,r10_dc,r50_dc,r90_dc,bound_mass\n";
-  std::cout << std::left << std::setw(24) << "snapshot" << std::setw(10) << "time" << std::setw(10)
-            << "n" << std::setw(12) << "mass" << std::setw(12) << "r10" << std::setw(12) << "r50"
-            << std::setw(12) << "r90" << (bound ? "bound_mass" : "") << "\n";
+  // The table's header with its first row: a first snapshot that cannot be read is one error
+  // line, not a header followed by it.
+  bool header_printed = false;
   std::vector<RadialProfile> radial;
   std::vector<DiskProfile> disk;
   for (const auto& path : files) {
@@ -244,6 +244,13 @@ int cmd_analyze(int argc, char** argv) {
           << "," << lr[2] << "," << ld[1] << "," << ld[2] << "," << ld[3] << ",";
     if (bound) table << mb;
     table << "\n";
+    if (!header_printed) {
+      std::cout << std::left << std::setw(24) << "snapshot" << std::setw(10) << "time"
+                << std::setw(10) << "n" << std::setw(12) << "mass" << std::setw(12) << "r10"
+                << std::setw(12) << "r50" << std::setw(12) << "r90" << (bound ? "bound_mass" : "")
+                << "\n";
+      header_printed = true;
+    }
     std::cout << std::left << std::setw(24) << stem(path) << std::setw(10) << t << std::setw(10)
               << p.size() << std::setw(12) << mass << std::setw(12) << lr[0] << std::setw(12)
               << lr[1] << std::setw(12) << lr[2];
