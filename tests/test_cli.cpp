@@ -364,17 +364,22 @@ TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {
   EXPECT_NE(r.err.find("is not a directory"), std::string::npos) << r.err;
 }
 
-TEST(Cli, BenchInputErrorsComeBeforeItsTable) {
-  // A missing file, a bad model parameter or an impossible solver: one error line and no
-  // table header on stdout (the header was printed first).
+TEST(Cli, BenchAndAnalyzeInputErrorsComeBeforeTheirTables) {
+  // A missing file, a bad model parameter, an impossible solver or a bad snapshot: one error
+  // line and no table header on stdout (the header was printed first).
   const fs::path d = scratch();
-  for (const std::string& args : {std::string("bench --ic ") + (d / "none.csv").string(),
-                                  std::string("bench -n 100 --ic hernquist --model-param a=-1"),
-                                  std::string("bench -n 100 --precision double --solver tree")}) {
+  write(d / "bad.csv", "id,x,y,z,vx,vy,vz,m\n0,1,2,3,0,0,0,1\n1,nan,2,3,0,0,0,1\n");
+  const std::string cases[] = {
+      "bench --ic " + (d / "none.csv").string() + " --peak-gflops 1",
+      "bench -n 100 --ic hernquist --model-param a=-1 --peak-gflops 1",
+      "bench -n 100 --precision double --solver tree --peak-gflops 1",
+      "analyze " + (d / "bad.csv").string(),
+  };
+  for (const std::string& args : cases) {
     const fs::path out = d / "stdout.txt", err = d / "stderr.txt";
-    const int raw = std::system((std::string(HOSHI_EXE) + " " + args + " --peak-gflops 1 > " +
-                                 out.string() + " 2> " + err.string())
-                                    .c_str());
+    const int raw = std::system(
+        (std::string(HOSHI_EXE) + " " + args + " > " + out.string() + " 2> " + err.string())
+            .c_str());
     EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2) << args;
     std::ifstream e(err);
     std::stringstream text;
