@@ -378,7 +378,15 @@ TEST(IoRun, ParametersRecordTheParticlesTheRunHas) {
   const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
   ASSERT_NE(find_param(c.info.parameters, "particles"), nullptr);
   EXPECT_EQ(to_string(*find_param(c.info.parameters, "particles")), "2");
+  // --eccentricity is kepler's, --radius uniform's: other runs do not list them.
+  EXPECT_NE(find_param(c.info.parameters, "eccentricity"), nullptr);
+  EXPECT_EQ(find_param(c.info.parameters, "radius"), nullptr);
   ASSERT_EQ(hoshi("run --restart " + out + " --t-end 0.2 --quiet", log), 0) << test::read_all(log);
+  const std::string p = dir.file("P");
+  ASSERT_EQ(hoshi("run -n 64 --t-end 0.01 --quiet --out " + p, log), 0) << test::read_all(log);
+  const SnapshotData cp = read_hdf5_snapshot(p + "/checkpoint.hdf5");
+  EXPECT_EQ(find_param(cp.info.parameters, "eccentricity"), nullptr);
+  EXPECT_EQ(find_param(cp.info.parameters, "radius"), nullptr);
 }
 
 // What made the particles cannot change on restart (they were stored but ignored, or relabelled

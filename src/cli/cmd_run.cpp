@@ -572,6 +572,14 @@ int cmd_run(int argc, char** argv) {
   outputs.checkpoints.next = 1;
 
   auto effective = effective_parameters(r, infos);
+  // The two model options outside --model-param belong to one model each: another model's run
+  // listed and stored their defaults (a merger run showed eccentricity=0.5 beside its own
+  // model.eccentricity=1).
+  const std::string ic_name = r["ic"].as<std::string>();
+  std::erase_if(effective, [&](const auto& kv) {
+    return (kv.first == "eccentricity" && ic_name != "kepler") ||
+           (kv.first == "radius" && ic_name != "uniform");
+  });
   // G as used (the unit system's unless -G is given), not the option's default 1: a restart
   // passes the stored parameters back as options, and there a stored G = 1 would be -G 1.
   for (auto& [k, v] : effective)
