@@ -24,24 +24,22 @@ namespace {
 constexpr int kDirectBlock = 128;
 constexpr int kUnroll = 16;
 
-// Finalisation shared by the one-split path and the reduction: G and the softened self-pair.
-// With softening (either kernel) the self-pair is inside the tile loop (valid = true, no
-// per-pair mask): it adds zero force and -m_i/eps to the potential (both kernels have depth
-// -m/eps at r = 0), removed here.
+// Finalisation shared by the one-split path and the reduction: G.
 struct Finalize {
   float G;
-  float self_pot_per_mass;  // 1/eps with softening, else 0
-  __device__ float4 operator()(float4 a, float m_i) const {
-    return make_float4(G * a.x, G * a.y, G * a.z, G * (a.w + m_i * self_pot_per_mass));
+  __device__ float4 operator()(float4 a) const {
+    return make_float4(G * a.x, G * a.y, G * a.z, G * a.w);
   }
 };
 
-// kKind: the softening kernel; kSoft: eps > 0. Without softening the self-pair is masked out
-// by index, and only in the block's diagonal tiles (the tiles holding its own targets: tiles
-// start at multiples of Block, as split_range's ranges do): every other tile runs the
-// unsoftened pair unmasked, 15 issue slots per pair instead of the 20 that a per-pair
-// r^2 > 0 test cost (SASS, sm_90; distinct particles never coincide: the solver checks, and
-// two that round to one float position give a non-finite force, which it reports). Each thread
+// kKind: the softening kernel; kSoft: eps > 0. The self-pair is masked out by index, and only
+// in the block's diagonal tiles (the tiles holding its own targets: tiles start at multiples
+// of Block, as split_range's ranges do): every other tile runs unmasked, 15 issue slots per
+// Plummer pair instead of the 20 that a per-pair r^2 > 0 test cost without softening (SASS,
+// sm_90; distinct particles never coincide: the solver checks, and two that round to one float
+// position give a non-finite force, which it reports). Softened kernels included the self
+// pair until 2026-11-30 and removed its potential -m/eps at the end, after it had rounded the
+// float sums at its size. Each thread
 // holds T targets, blockIdx.x * Block * T + u * Block + threadIdx.x for u < T (coalesced), and
 // applies every tile source to all of them: one shared-memory load per T pair terms.
 // kPrefetch: tile t goes to buffer t % 2, and the load of tile t + 1 is issued right after
@@ -83,7 +81,7 @@ __global__ void __launch_bounds__(Block)
       if (j0 + Block < j_end) next = fetch(j0 + Block);
       buffer ^= 1;
     }
-    // kMasked: the tile may hold a target of this thread (unsoftened only).
+    // kMasked: the tile may hold a target of this thread.
     auto sum_tile = [&](auto masked) {
       [[maybe_unused]] constexpr bool kMasked = decltype(masked)::value;
 #pragma unroll kUnroll
@@ -92,31 +90,29 @@ __global__ void __launch_bounds__(Block)
 #pragma unroll
         for (int u = 0; u < T; ++u) {
           const float dx = q.x - t[u].x, dy = q.y - t[u].y, dz = q.z - t[u].z;
+          bool valid = true;
+          if constexpr (kMasked) valid = j0 + k != base + u * Block;
           if constexpr (kKind == Softening::plummer) {
-            if constexpr (kSoft) {
-              plummer_pair(dx, dy, dz, q.w, s.eps2, true, ax[u], ay[u], az[u], pot[u]);
-            } else if constexpr (kMasked) {
-              const bool valid = j0 + k != base + u * Block;
-              plummer_pair(dx, dy, dz, q.w, 0.f, valid, ax[u], ay[u], az[u], pot[u]);
-            } else {
-              plummer_pair(dx, dy, dz, q.w, 0.f, true, ax[u], ay[u], az[u], pot[u]);
-            }
+            const float eps2 = kSoft ? s.eps2 : 0.f;
+            if constexpr (kMasked)
+              plummer_pair(dx, dy, dz, q.w, eps2, valid, ax[u], ay[u], az[u], pot[u]);
+            else
+              plummer_pair(dx, dy, dz, q.w, eps2, true, ax[u], ay[u], az[u], pot[u]);
           } else {
-            // Softened spline (eps = 0 runs as Plummer): finite at r = 0, like Plummer.
-            spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax[u], ay[u], az[u], pot[u]);
+            // Softened spline (eps = 0 runs as Plummer).
+            if constexpr (kMasked)
+              spline_pair(dx, dy, dz, q.w, s.h_inv, valid, ax[u], ay[u], az[u], pot[u]);
+            else
+              spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax[u], ay[u], az[u], pot[u]);
           }
         }
       }
     };
-    if constexpr (!kSoft && kKind == Softening::plummer) {
-      // Uniform over the block: the tile [j0, j0 + Block) meets its targets [tb, tb + Block T).
-      if (j0 < tb + Block * T && j0 + Block > tb)
-        sum_tile(std::true_type{});
-      else
-        sum_tile(std::false_type{});
-    } else {
+    // Uniform over the block: the tile [j0, j0 + Block) meets its targets [tb, tb + Block T).
+    if (j0 < tb + Block * T && j0 + Block > tb)
+      sum_tile(std::true_type{});
+    else
       sum_tile(std::false_type{});
-    }
     if constexpr (!kPrefetch) __syncthreads();
   }
 #pragma unroll
@@ -125,7 +121,7 @@ __global__ void __launch_bounds__(Block)
     if (i >= n) continue;
     const float4 a = make_float4(ax[u], ay[u], az[u], pot[u]);
     if (finalize)
-      d_out[i] = fin(a, t[u].w);
+      d_out[i] = fin(a);
     else
       d_out[static_cast<std::int64_t>(blockIdx.y) * n + i] = a;
   }
@@ -133,8 +129,8 @@ __global__ void __launch_bounds__(Block)
 
 // Sums the `splits` partial results of each target in split order, then finalises.
 __global__ void direct_reduce_kernel(const float4* __restrict__ d_partial, std::int64_t n,
-                                     std::int64_t splits, const float4* __restrict__ d_pos,
-                                     Finalize fin, float4* __restrict__ d_out) {
+                                     std::int64_t splits, Finalize fin,
+                                     float4* __restrict__ d_out) {
   const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   float4 a = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -145,7 +141,7 @@ __global__ void direct_reduce_kernel(const float4* __restrict__ d_partial, std::
     a.z += p.z;
     a.w += p.w;
   }
-  d_out[i] = fin(a, d_pos[i].w);
+  d_out[i] = fin(a);
 }
 
 template <int T, Softening kKind, bool kSoft>
@@ -210,7 +206,7 @@ DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kerne
   if (g.splits == 0) return g;
   const auto s = SofteningParams<float>::make(kernel, eps);
   const bool soft = eps > 0;
-  Finalize fin{static_cast<float>(G), soft ? static_cast<float>(1.0 / eps) : 0.f};
+  Finalize fin{static_cast<float>(G)};
   const bool finalize = g.splits == 1;
   float4* out = d_out;
   if (!finalize) {
@@ -232,7 +228,7 @@ DirectGeometry direct_forces(const float4* d_pos, std::size_t n, Softening kerne
   if (!finalize) {
     const int block = 256;
     direct_reduce_kernel<<<static_cast<unsigned>(elementwise_blocks(n, block)), block, 0, stream>>>(
-        partial.data(), nn, static_cast<std::int64_t>(g.splits), d_pos, fin, d_out);
+        partial.data(), nn, static_cast<std::int64_t>(g.splits), fin, d_out);
     HOSHI_CUDA_CHECK_LAUNCH();
   }
   return g;

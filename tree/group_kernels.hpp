@@ -151,8 +151,9 @@ struct TargetBlock {
 
 // Particle-particle terms of sources [0, ns) (padded to kW) on targets [0, nt) (padded to
 // kTargetBlock), B targets at a time against each source vector, accumulators in registers.
-// kSpline picks the kernel; kSoft: softened, every pair valid (the caller removes the self
-// pair); otherwise the self pair (own source t for target t) is masked. Results are added to out.
+// kSpline picks the kernel; kSoft: softened. The self pair (own source t for target t) is
+// masked, softened too: its potential -m/eps in the float sums rounded them at its size (the
+// caller removed it afterwards until 2026-11-30). Results are added to out.
 template <int B, bool kSpline, bool kSoft>
 void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]) {
   // Plummer: the scaled form (plummer_pair_scaled: m/2 in, 4 a out; both exact powers of 2).
@@ -163,7 +164,7 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
   for (std::size_t t0 = 0; t0 < g.nt; t0 += B) {
     TargetBlock<B> t(g, t0);
     auto& [X, Y, Z, ax, ay, az, pot] = t;
-    // kMasked: the sources that may be a target itself (the group's own, unsoftened only).
+    // kMasked: the sources that may be a target itself (the group's own).
     auto sources = [&](auto masked, std::size_t j0, std::size_t j1) {
       constexpr bool kMasked = decltype(masked)::value;
       for (std::size_t j = j0; j < j1; j += kW) {
@@ -176,7 +177,10 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
         const VecF source_index = simd::lane_index() + VecF(static_cast<float>(j));
         for (int b = 0; b < B; ++b) {
           const VecF dx = x - X[b], dy = y - Y[b], dz = z - Z[b];
-          if constexpr (kSpline) {
+          if constexpr (kSpline && kMasked) {
+            const auto valid = source_index != VecF(static_cast<float>(t0 + b));
+            spline_pair(dx, dy, dz, m, h_inv, valid, ax[b], ay[b], az[b], pot[b]);
+          } else if constexpr (kSpline) {
             spline_pair(dx, dy, dz, m, h_inv, true, ax[b], ay[b], az[b], pot[b]);
           } else if constexpr (kMasked) {
             const auto valid = source_index != VecF(static_cast<float>(t0 + b));
@@ -187,7 +191,7 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
         }
       }
     };
-    sources(std::bool_constant<!kSoft>{}, 0, g.own_end);
+    sources(std::true_type{}, 0, g.own_end);
     sources(std::false_type{}, g.own_end, n);
     t.add_to(out, t0, g.nt, acc_scale);
   }

@@ -482,7 +482,6 @@ struct ForcePolicy {
   const WalkParams<float>* w = nullptr;
   const float* alpha_a = nullptr;
   GroupKernel kernel = nullptr;
-  bool soft = false;
   TreeOrderForce* out_tree = nullptr;  // results in tree order
   std::uint64_t pp = 0, pc = 0, m2l_count = 0;
 
@@ -544,19 +543,8 @@ struct ForcePolicy {
           f.scale, g, out);
     }
     const double G = cfg->G;
-    for (std::size_t k = 0; k < g.nt; ++k) {
-      const std::uint64_t s = grp.begin + k;
-      // With softening the kernels include the self pair (zero force, potential phi(0) m_i):
-      // remove it by evaluating the same kernel at r = 0, in the same float arithmetic.
-      float self_pot = 0;
-      if (soft) {
-        float sax = 0, say = 0, saz = 0;
-        pair_interaction(w->soft, 0.0f, 0.0f, 0.0f, static_cast<float>(t->m[s]), true, sax, say,
-                         saz, self_pot);
-      }
-      out_tree[s] = {G * fa[0][k], G * fa[1][k], G * fa[2][k],
-                     G * (static_cast<double>(fa[3][k]) - self_pot)};
-    }
+    for (std::size_t k = 0; k < g.nt; ++k)  // the kernels mask the self pair
+      out_tree[grp.begin + k] = {G * fa[0][k], G * fa[1][k], G * fa[2][k], G * fa[3][k]};
     // The group's own particles are in its list (a box is never accepted by itself).
     pp += static_cast<std::uint64_t>(g.nt) * (g.nt + (g.ns - g.own_end) - 1);
     pc += static_cast<std::uint64_t>(g.nt) * g.nc;
@@ -736,7 +724,6 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         p.w = &w;
         p.alpha_a = alpha_a;
         p.kernel = kernel;
-        p.soft = soft;
         p.out_tree = out_tree.get();
         return p;
       },

@@ -645,7 +645,6 @@ int cmd_run(int argc, char** argv) {
     start.recompute_forces = !force_changes.empty();
     cfg.start = &start;
     make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
-    require_resolvable_softening(cfg.solver, p);
     truncate_energy_log(cfg.out_dir + "/energy.csv", start.step);
     io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
@@ -691,7 +690,6 @@ int cmd_run(int argc, char** argv) {
     for (auto& [k, v] : outputs.parameters)
       if (k == "particles") v = static_cast<std::int64_t>(p.size());
     warn_long_step(cfg, p);
-    require_resolvable_softening(cfg.solver, p);
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
     remove_earlier_run_outputs(cfg.out_dir, cfg.quiet);
   }

@@ -14,8 +14,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -152,36 +154,51 @@ double median(const std::vector<double>& v, std::size_t begin, std::size_t end,
   return *mid;
 }
 
-// A jump between Morton-consecutive particles this many times the typical spacing of the
-// chunk ends the chunk: a chunk then never spans two distant clusters (or a cluster and an
-// escaper), whose minority would be rounded at the distance between them. A target's offset
-// from its chunk's centre stays within ~kChunkJump spacings: float round-off ~kChunkJump 2^-24
-// relative to its near neighbours' terms at worst, a few 2^-24 in smooth regions.
-constexpr double kChunkJump = 256;
+// A chunk's extent may be at most this many times the smallest spacing of its particles
+// (below): every target's offset from the chunk's centre is then within kChunkSpread of its
+// nearest neighbours' distance, and the rounding of that offset costs at most ~6 kChunkSpread
+// 2^-24 (1e-4) of its nearest pair term, a few 2^-24 in smooth regions (a chunk of 192
+// Plummer particles spans ~30 of its smallest spacings).
+constexpr double kChunkSpread = 256;
 
 // The targets [begin, end) of each chunk: runs of at most kChunkGroups * kGroup consecutive
-// sorted particles, cut early before a jump (above). Deterministic: depends on the positions
-// only.
-std::vector<std::pair<std::size_t, std::size_t>> target_chunks(const SortedSet& p) {
+// sorted particles whose bounding box's largest side is at most kChunkSpread times the
+// smallest spacing s_i among them, s_i the max-norm distance from particle i to its nearer
+// Morton neighbour, no smaller than the softening length (closer pairs need no finer
+// resolution). A cluster's particles and far escapers (whose own spacings are large) never
+// share a chunk, whatever particle a chunk starts with (a median-gap rule let a chunk that
+// started among escapers take in a cluster). Deterministic: depends on the positions only.
+std::vector<std::pair<std::size_t, std::size_t>> target_chunks(const SortedSet& p, double eps) {
   const std::size_t n = p.x.size(), max_size = kChunkGroups * kGroup;
-  std::vector<double> gap(n, 0.0);  // gap[k]: max-norm distance from particle k - 1 to k
-  for (std::size_t k = 1; k < n; ++k)
-    gap[k] = std::max({std::abs(p.x[k] - p.x[k - 1]), std::abs(p.y[k] - p.y[k - 1]),
-                       std::abs(p.z[k] - p.z[k - 1])});
+  const auto gap = [&](std::size_t k) {  // between k - 1 and k
+    return std::max({std::abs(p.x[k] - p.x[k - 1]), std::abs(p.y[k] - p.y[k - 1]),
+                     std::abs(p.z[k] - p.z[k - 1])});
+  };
+  std::vector<double> spacing(n, 0.0);
+  for (std::size_t k = 0; k < n; ++k) {
+    double s = std::numeric_limits<double>::infinity();
+    if (k > 0) s = std::min(s, gap(k));
+    if (k + 1 < n) s = std::min(s, gap(k + 1));
+    spacing[k] = std::max(s, eps);
+  }
   std::vector<std::pair<std::size_t, std::size_t>> chunks;
-  std::vector<double> scratch;
   for (std::size_t i = 0; i < n;) {
-    const std::size_t limit = std::min(n, i + max_size);
-    std::size_t end = limit;
-    if (limit - i > 2) {
-      // The typical spacing: the median gap inside the window (escapers and cluster
-      // boundaries are a few large gaps, which do not move it).
-      const double typical = median(gap, i + 1, limit, scratch);
-      for (std::size_t k = i + 1; k < limit; ++k)
-        if (gap[k] > kChunkJump * typical) {
-          end = k;
-          break;
-        }
+    double lo[3] = {p.x[i], p.y[i], p.z[i]}, hi[3] = {p.x[i], p.y[i], p.z[i]};
+    double smallest = spacing[i];
+    std::size_t end = i + 1;
+    for (; end < n && end - i < max_size; ++end) {
+      const double x[3] = {p.x[end], p.y[end], p.z[end]};
+      double l[3], h[3], side = 0;
+      for (int c = 0; c < 3; ++c) {
+        l[c] = std::min(lo[c], x[c]);
+        h[c] = std::max(hi[c], x[c]);
+        side = std::max(side, h[c] - l[c]);
+      }
+      const double s = std::min(smallest, spacing[end]);
+      if (side > kChunkSpread * s) break;
+      std::copy(l, l + 3, lo);
+      std::copy(h, h + 3, hi);
+      smallest = s;
     }
     chunks.emplace_back(i, end);
     i = end;
@@ -200,13 +217,16 @@ struct FloatSums {
 // rounding error is then that of its own distances from the chunk, not of the whole system's
 // extent (one escaper 1e4 away from a unit cluster made the cluster's forces 1e-2 wrong with
 // one global centre). The conversion costs ~1/kGroup of the pair work per source. The self
-// pair can only occur in the sources [i0, i0 + kGroup) of the group starting at i0: with
-// eps == 0 (`mask_self`) that range runs with the SkipSelf mask and the rest unmasked.
+// pair can only occur in the sources [i0, i0 + kGroup) of the group starting at i0: that
+// range runs with the SkipSelf mask and the rest unmasked. Softened too: the self pair's
+// potential -m_i/eps, added to the float sums and removed at the end (until 2026-11-30),
+// rounded them at its size (an escaper's potential 1e-6 came out 7e-10; one particle alone
+// got -1e-7).
 template <class Kernel>
-void direct_all(const Kernel& kern, bool mask_self, const SortedSet& p, FloatSums& out) {
+void direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& out) {
   const std::size_t n = p.x.size();
   constexpr std::size_t kChunk = kChunkGroups * kGroup;
-  const auto chunks = target_chunks(p);
+  const auto chunks = target_chunks(p, eps);
   for (auto* v : {&out.ax, &out.ay, &out.az, &out.pot}) v->assign(n, 0.0f);
   const auto nchunks = static_cast<std::ptrdiff_t>(chunks.size());
   // Below n = 256 thread start-up costs more than it saves.
@@ -242,14 +262,24 @@ void direct_all(const Kernel& kern, bool mask_self, const SortedSet& p, FloatSum
         const FloatSources src{sx.data(), sy.data(), sz.data(), sm.data(), s1 - s0};
         const auto ns = static_cast<std::ptrdiff_t>(s1 - s0);
         for (std::size_t k0 = 0; i_begin + k0 < i_end; k0 += kGroup) {
+          // A chunk's last group with fewer targets runs with as many registers as they fill.
+          const std::size_t regs = std::min<std::size_t>(
+              kRegs, (i_end - i_begin - k0 + kWidth - 1) / static_cast<std::size_t>(kWidth));
           auto run = [&](const auto& valid, std::ptrdiff_t j0, std::ptrdiff_t j1) {
             if (j0 >= j1) return;
-            target_group<kRegs, true>(kern, valid, &tx[k0], &ty[k0], &tz[k0], &ax[k0], &ay[k0],
-                                      &az[k0], &pot[k0], src, j0, j1);
+            auto group = [&](auto r) {
+              target_group<decltype(r)::value, true>(kern, valid, &tx[k0], &ty[k0], &tz[k0],
+                                                     &ax[k0], &ay[k0], &az[k0], &pot[k0], src, j0,
+                                                     j1);
+            };
+            if (regs >= kRegs)
+              group(std::integral_constant<int, kRegs>{});
+            else if (regs == 2)
+              group(std::integral_constant<int, 2>{});
+            else
+              group(std::integral_constant<int, 1>{});
           };
-          if (!mask_self) {
-            run(NoMask{}, 0, ns);
-          } else {  // tile-local source indices: global j - s0
+          {  // tile-local source indices: global j - s0
             const auto b =
                 static_cast<std::ptrdiff_t>(i_begin + k0) - static_cast<std::ptrdiff_t>(s0);
             const std::ptrdiff_t d0 = std::clamp<std::ptrdiff_t>(b, 0, ns);
@@ -330,9 +360,9 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
       sorted_set(p, spline ? SplineKernel::kMassScale : PlummerKernel::kMassScale);
   FloatSums f;
   if (spline)
-    direct_all(SplineKernel{VecF(s.h_inv)}, !soft, sorted, f);
+    direct_all(SplineKernel{VecF(s.h_inv)}, sorted, eps, f);
   else
-    direct_all(PlummerKernel{VecF(s.eps2)}, !soft, sorted, f);
+    direct_all(PlummerKernel{VecF(s.eps2)}, sorted, eps, f);
 
   // Check before writing, so that on an error p keeps its previous accelerations.
   bool finite = true;
@@ -355,9 +385,7 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
   }
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = sorted.index[k];
-    // With softening the self pair was included: zero force and potential -m_i/eps for both
-    // kernels. Remove it.
-    const double pot = soft ? double(f.pot[k]) + p.m[i] / eps : double(f.pot[k]);
+    const double pot = f.pot[k];
     p.ax[i] = G * f.ax[k];
     p.ay[i] = G * f.ay[k];
     p.az[i] = G * f.az[k];

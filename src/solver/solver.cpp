@@ -84,46 +84,17 @@ void validate(const SolverConfig& c) {
 
 namespace {
 
-// The largest side of a set's bounding box, its total mass and its heaviest particle: what the
-// rescaling and the softening check need, in one pass.
+// The largest side of a set's bounding box and its total mass: what the rescaling needs.
 struct SetSize {
-  double extent = 0, mass = 0, m_max = 0;
+  double extent = 0, mass = 0;
 };
 
-// The set's extent without outliers: the bounding box's largest side, but at most kBulkFactor
-// times the largest width of the central 98% of the positions along an axis (quantiles of at
-// most 2^16 evenly strided particles: O(N), deterministic). For a compact set (a Plummer
-// sphere: 40 against 5 x 8) it is the extent itself; one escaper a million units away does not
-// make it a million.
-constexpr double kBulkFactor = 5;
-double bulk_extent(const ParticleSet& p, double extent) {
-  const std::size_t n = p.size();
-  if (n < 3) return extent;
-  const std::size_t stride = std::max<std::size_t>(1, n >> 16);
-  std::vector<double> v;
-  double width = 0;
-  for (const std::vector<double>* c : {&p.x, &p.y, &p.z}) {
-    v.clear();
-    for (std::size_t i = 0; i < n; i += stride) v.push_back((*c)[i]);
-    const auto at = [&](double q) {
-      auto it = v.begin() + static_cast<std::ptrdiff_t>(q * double(v.size() - 1));
-      std::nth_element(v.begin(), it, v.end());
-      return *it;
-    };
-    const double lo = at(0.01), hi = at(0.99);
-    width = std::max(width, hi - lo);
-  }
-  return std::min(extent, kBulkFactor * width);
-}
 SetSize set_size(const ParticleSet& p) {
   SetSize s;
   if (p.size() == 0) return s;
   const Box box = bounding_box(p);
   s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
-  for (double m : p.m) {
-    s.m_max = std::max(s.m_max, m);
-    s.mass += m;
-  }
+  for (double m : p.m) s.mass += m;
   return s;
 }
 
@@ -132,29 +103,6 @@ ScaleExponents exponents_of(const SetSize& s) {
     return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
   };
   return {exponent(s.extent), exponent(s.mass)};
-}
-
-// require_resolvable_softening on the set p of size s.
-void check_softening(const SolverConfig& c, const SetSize& s, const ParticleSet& p) {
-  const std::size_t n = p.size();
-  if (!(c.eps > 0) || c.precision == Precision::float64 || n < 2) return;
-  // A lower bound on the potential of the particles in the set's bulk, which hold nearly all
-  // the mass (an escaper's own potential is smaller, and so is its share of the energy).
-  const double scale = (s.mass - s.m_max) / (std::sqrt(3.0) * bulk_extent(p, s.extent));
-  if (!(scale > 0) || !std::isfinite(scale)) return;
-  // The self term sits in the float accumulator while the other terms are added: each addition
-  // rounds at its size, a random walk of ~sqrt(N) 2^-24 m/eps (measured: 1% of the potential at
-  // N = 2000 and m/eps = 8700 times the scale).
-  const double ratio = s.m_max / c.eps / scale;
-  if (std::sqrt(static_cast<double>(n)) * ratio > 0x1p20) {
-    std::ostringstream m;
-    m << "softening " << c.eps << ": the self term m/eps of the heaviest particle (" << s.m_max
-      << " / " << c.eps << ") is " << std::setprecision(2) << ratio
-      << " times the potential scale of this set, too large for float32 sums over " << n
-      << " particles; use --softening 0 (no softening: the self pair is skipped), a larger "
-         "softening, or --solver direct --precision double";
-    throw std::invalid_argument(m.str());
-  }
 }
 
 // out[i] = in[i] 2^k (exact), out resized to in's size.
@@ -195,7 +143,6 @@ class ScaledSolver final : public GravitySolver {
 
   ForceStats compute(ParticleSet& p) override {
     const SetSize size = set_size(p);
-    check_softening(c_, size, p);
     const ForceStats st = compute_scaled(p, exponents_of(size));
     for (std::size_t i = 0; i < p.size(); ++i)
       if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
@@ -259,10 +206,6 @@ class ScaledSolver final : public GravitySolver {
 };
 
 }  // namespace
-
-void require_resolvable_softening(const SolverConfig& c, const ParticleSet& p) {
-  check_softening(c, set_size(p), p);
-}
 
 ScaleExponents scale_exponents(const ParticleSet& p) {
   return exponents_of(set_size(p));

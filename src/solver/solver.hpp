@@ -147,17 +147,6 @@ struct ScaleExponents {
 };
 ScaleExponents scale_exponents(const ParticleSet& p);
 
-// With softening the float32 kernels include each particle's self pair (zero force, potential
-// -m/eps) and remove it afterwards, which loses the potential to float rounding (~sqrt(N)
-// 2^-24 m/eps: the self term sits in the accumulator while the other terms are added) once
-// m/eps dwarfs the potential itself, at least (M - m) / (sqrt(3) L) for a set of mass M and
-// extent L. Where sqrt(N) m/eps is beyond 2^20 times that (an error of several percent), the
-// softening is below what float32 resolves for this set: throws std::invalid_argument saying
-// so (a softening of 1e-13 gave zero energies). make_solver's float32 solvers check it on every
-// call; hoshi run also before it writes anything. Nothing to check for eps = 0 or the double
-// reference.
-void require_resolvable_softening(const SolverConfig& config, const ParticleSet& p);
-
 // Names used on the command line and in files.
 std::string to_string(SolverKind);
 std::string to_string(Backend);
