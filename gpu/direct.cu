@@ -2,9 +2,9 @@
 // one thread per target; each block stages `Block` sources as float4 (x, y, z, m) in shared
 // memory, every thread accumulates the tile's interactions in registers through the shared
 // HOSTDEV pair kernels (rsqrtf on the device), with the inner loop unrolled. Any N: the last
-// tile is padded with zero-mass sources, which contribute exactly zero. For small N the source
-// range is split across grid.y and direct_reduce_kernel sums the partial results (see
-// gpu/launch_geometry.hpp). Two tile schedules, the same arithmetic in the same order (so
+// tile is padded with zero-mass sources far away (kPadSource), which contribute exactly zero. For
+// small N the source range is split across grid.y and direct_reduce_kernel sums the partial results
+// (see gpu/launch_geometry.hpp). Two tile schedules, the same arithmetic in the same order (so
 // bit-for-bit the same results): the classic one (load, barrier, sum, barrier) and a
 // prefetching one (two tiles, the next tile's global load in flight while the current one is
 // summed, one barrier per tile).
@@ -23,6 +23,10 @@ namespace {
 
 constexpr int kDirectBlock = 128;
 constexpr int kUnroll = 16;
+// A padding source: zero mass at 1e18, so that every term with it is finite and zero. (At the
+// origin, which is the particles' median position, a target there met it at r = 0 unsoftened:
+// 0 * rsqrt(0) is NaN.)
+__device__ constexpr float4 kPadSource = {1e18f, 1e18f, 1e18f, 0.f};
 
 // Finalisation shared by the one-split path and the reduction: G.
 struct Finalize {
@@ -68,7 +72,7 @@ __global__ void __launch_bounds__(Block)
   const std::int64_t j_end = r.end;
   auto fetch = [&](std::int64_t j0) {
     const std::int64_t j = j0 + threadIdx.x;
-    return j < j_end ? d_pos[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    return j < j_end ? d_pos[j] : kPadSource;
   };
   float4 next = kPrefetch ? fetch(r.begin) : make_float4(0.f, 0.f, 0.f, 0.f);
   int buffer = 0;

@@ -205,17 +205,33 @@ TEST_P(DirectBackends, TwoBodiesAnalytic) {
 }
 
 TEST_P(DirectBackends, ZeroAndOneParticle) {
-  SolverConfig cfg = direct_config(GetParam(), {Softening::plummer, 0.1});
-  ParticleSet empty;
-  EXPECT_EQ(make_solver(cfg, 0)->compute(empty).pp, 0u);
-  // One particle: no force and no potential (the self pair is masked, softened too).
-  ParticleSet one;
-  one.push_back(1, 2, 3, 0, 0, 0, 2.0, 0);
-  make_solver(cfg, 1)->compute(one);
-  EXPECT_EQ(one.ax[0], 0.0);
-  EXPECT_EQ(one.ay[0], 0.0);
-  EXPECT_EQ(one.az[0], 0.0);
-  EXPECT_EQ(one.pot[0], 0.0);
+  for (const double eps : {0.1, 0.0}) {
+    SolverConfig cfg = direct_config(GetParam(), {Softening::plummer, eps});
+    ParticleSet empty;
+    EXPECT_EQ(make_solver(cfg, 0)->compute(empty).pp, 0u);
+    // One particle: no force and no potential (the self pair is masked, softened too). It sits
+    // at the centre of the float offsets (its median position), where the tile's padding
+    // sources once met it at r = 0 (NaN unsoftened).
+    ParticleSet one;
+    one.push_back(1, 2, 3, 0, 0, 0, 2.0, 0);
+    make_solver(cfg, 1)->compute(one);
+    EXPECT_EQ(one.ax[0], 0.0) << "eps " << eps;
+    EXPECT_EQ(one.ay[0], 0.0) << "eps " << eps;
+    EXPECT_EQ(one.az[0], 0.0) << "eps " << eps;
+    EXPECT_EQ(one.pot[0], 0.0) << "eps " << eps;
+  }
+}
+
+TEST_P(DirectBackends, KeplerPairUnsoftened) {
+  // Two particles, one of them at the median (the float origin): the analytic pair force.
+  ParticleSet p;
+  p.push_back(-0.25, 0, 0, 0, 0, 0, 0.5, 0);
+  p.push_back(0.75, 0, 0, 0, 0, 0, 0.5, 1);
+  make_solver(direct_config(GetParam(), {Softening::plummer, 0.0}), 2)->compute(p);
+  EXPECT_NEAR(p.ax[0], 0.5, 0x1.0p-20);  // G m / r^2 = 0.5 / 1
+  EXPECT_NEAR(p.ax[1], -0.5, 0x1.0p-20);
+  EXPECT_NEAR(p.pot[0], -0.5, 0x1.0p-20);
+  EXPECT_NEAR(p.pot[1], -0.5, 0x1.0p-20);
 }
 
 TEST_P(DirectBackends, CoincidentUnsoftenedIsRejected) {
