@@ -659,6 +659,17 @@ TEST(IoRun, OverwriteRemovesOnlyTheEarlierRunsOutputs) {
   for (const char* keep : {"/notes.txt", "/snapshot_final.hdf5", "/snapshot_01.hdf5"})
     EXPECT_EQ(test::read_all(out + keep), "mine") << keep;
   EXPECT_EQ(read_hdf5_snapshot(out + "/checkpoint.hdf5").info.time, 0.125);
+  // The run's own input stays, even when it is one of the earlier run's outputs (it was
+  // deleted; with its checkpoint as --ic, a run killed before its first checkpoint lost it).
+  const std::string input = out + "/snapshot_002.hdf5";
+  ASSERT_TRUE(std::filesystem::exists(input));
+  ASSERT_EQ(hoshi("run --ic " + input + " --dt 0.0625 --solver direct --t-end 0.0625 --quiet " +
+                      "--overwrite --out " + out,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_TRUE(std::filesystem::exists(input));
+  EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_000.hdf5"));
 }
 
 TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {

@@ -226,8 +226,10 @@ bool same_parameter_value(const std::string& stored, const std::string& now) {
 // What an earlier run wrote into a directory that --overwrite reuses: its energy.csv,
 // checkpoint, snapshots and frames, which this run would replace only in part (a shorter run
 // left the earlier run's later snapshots beside its own, one series made of two runs).
-// Nothing else in the directory is touched. Says how many it removed.
-void remove_earlier_run_outputs(const std::string& dir, bool quiet) {
+// Nothing else in the directory is touched, nor the run's own input (`--ic OUT/snapshot_004.hdf5`
+// or `--ic OUT/checkpoint.hdf5 --overwrite`, which the restart error suggests, and a tipsy
+// file's .param). Says how many it removed.
+void remove_earlier_run_outputs(const std::string& dir, const std::string& input, bool quiet) {
   namespace fs = std::filesystem;
   const auto numbered = [](const std::string& name, const std::string& prefix,
                            const std::string& rest) {
@@ -248,7 +250,11 @@ void remove_earlier_run_outputs(const std::string& dir, bool quiet) {
                 numbered(name, "frame_", ".png") || numbered(name, "snapshot_", ".tipsy.param");
     for (const char* ext : {".hdf5", ".csv", ".tipsy", ".gadget"})
       ours = ours || numbered(name, "snapshot_", ext);
-    if (ours) old.push_back(e.path());
+    const auto is_input = [&](const std::string& path) {
+      std::error_code eq;
+      return !path.empty() && fs::exists(path, eq) && fs::equivalent(e.path(), path, eq);
+    };
+    if (ours && !is_input(input) && !is_input(input + ".param")) old.push_back(e.path());
   }
   for (const auto& f : old)
     if (!fs::remove(f, ec) && ec)
@@ -691,7 +697,7 @@ int cmd_run(int argc, char** argv) {
       if (k == "particles") v = static_cast<std::int64_t>(p.size());
     warn_long_step(cfg, p);
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
-    remove_earlier_run_outputs(cfg.out_dir, cfg.quiet);
+    remove_earlier_run_outputs(cfg.out_dir, r["ic"].as<std::string>(), cfg.quiet);
   }
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
