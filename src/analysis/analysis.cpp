@@ -80,7 +80,12 @@ DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps
   for (double mi : p.m) total += mi;
   for (std::size_t i = 0; i < n; i += k) sampled += p.m[i];
   if (!(total > 0) || !(sampled > 0)) return best;
-  const Vec3 c = centre_of_mass(p);
+  // About the density centre: a merger's centre of mass lies between its galaxies, where the
+  // radii that hold 1% of the particles are wide and their dynamical time long.
+  ParticleSet sample;
+  for (std::size_t i = 0; i < n; i += k)
+    sample.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], p.id.empty() ? i : p.id[i]);
+  const Vec3 c = shrinking_sphere_centre(sample);
   std::vector<std::pair<double, double>> rm;  // (r^2, m) of the sample
   for (std::size_t i = 0; i < n; i += k) {
     const double dx = p.x[i] - c[0], dy = p.y[i] - c[1], dz = p.z[i] - c[2];

@@ -30,7 +30,8 @@ Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink = 0.975, std::s
 std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,
                                      const Vec3& centre);
 
-// The shortest dynamical time sqrt(r^3 / (G M(<r))) at the radii about the centre of mass that
+// The shortest dynamical time sqrt(r^3 / (G M(<r))) at the radii about the density centre
+// (shrinking_sphere_centre) that
 // enclose 1%, 10% and 50% of the particles by number (the 1% radius at least the 32nd
 // particle's, every radius at least the second's), r no smaller than eps (the softening caps the
 // forces within it): the time scale of the densest component (a disk inside its halo), which a
