@@ -455,6 +455,18 @@ TEST(IoRun, RestartWithNewForceSettingsRecomputesTheForces) {
   EXPECT_EQ(test::read_all(log).find("force settings changed"), std::string::npos);
 }
 
+// A restart option equal in value to the stored one is no change (-G 1.0 against a stored 1
+// was refused as another G; 43007.1 against 4.30071e4 likewise).
+TEST(IoRun, RestartComparesStoredNumbersByValue) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.125 --out " + a, log), 0) << test::read_all(log);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 -G 1.0 --softening 1e-2", log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("force settings changed"), std::string::npos)
+      << test::read_all(log);
+}
+
 // --flag=false is false (counting the flag made --overwrite=false overwrite and
 // --quiet=false quiet); a YAML file with two documents is refused (the second was ignored); a
 // seed beyond int64 survives a restart (it was stored as an inexact double).

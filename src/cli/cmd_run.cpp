@@ -520,7 +520,7 @@ int cmd_run(int argc, char** argv) {
           std::find_if(now.begin(), now.end(), [&](const auto& kv) { return kv.first == key; });
       if (!was || it == now.end()) continue;
       const std::string before = io::to_string(*was);
-      if (it->second != before)
+      if (!same_parameter_value(before, it->second))
         throw std::invalid_argument(std::string(std::strlen(key) == 1 ? "-" : "--") + key + " " +
                                     it->second + " with --restart " + restart_dir +
                                     ": the checkpoint's particles continue (it was " + before +
