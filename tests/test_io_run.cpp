@@ -441,6 +441,9 @@ TEST(IoRun, RestartWithNewForceSettingsRecomputesTheForces) {
   EXPECT_NE(test::read_all(log).find("force settings changed: --softening 0.02 (was 0.05)"),
             std::string::npos)
       << test::read_all(log);
+  // The energy error is measured past the jump of the new softening, which is reported.
+  EXPECT_NE(test::read_all(log).find("(not counting the jump "), std::string::npos)
+      << test::read_all(log);
   ASSERT_EQ(hoshi("run --ic " + start +
                       " --dt 0.0625 --solver direct --quiet --softening 0.02 --t-end 0.0625 "
                       "--out " +

@@ -760,7 +760,11 @@ int cmd_run(int argc, char** argv) {
               << " steps to t = " << res.time << "; " << cfg.out_dir << "/: energy.csv, "
               << kCheckpointName << ", " << count(outputs.snapshots_written, "snapshot") << ", "
               << count(outputs.frames_written, "frame") << "\n";
-    std::cout << "relative energy error " << res.rel_energy_error << "\n";
+    std::cout << "relative energy error " << res.rel_energy_error;
+    if (res.energy_jump != 0)  // measured from E0 plus the jump of the new force settings
+      std::cout << " (not counting the jump " << res.energy_jump / std::abs(res.e0)
+                << " of E0 at the restart's new force settings)";
+    std::cout << "\n";
     if (!cfg.quiet) print_timing(res);
   }
   return 0;

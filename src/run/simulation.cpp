@@ -173,10 +173,14 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   // A continued run already holds the accelerations of its state: computing them again
   // could differ (the relative criterion uses the previous step's |a|). The device stepper
   // took them from p (DeviceStepper's constructor). Unless the force settings changed.
-  if (!start || start->recompute_forces || !has_accelerations(p))
-    accumulate(res.seconds, lf.initialise());
+  // With new force settings the energy jumps by the change of the potential: the energy error
+  // is measured from the initial energy plus that jump (RunResult::energy_jump).
+  const bool recompute = start && start->recompute_forces;
+  const double before = recompute ? diagnostics(p).total : 0.0;
+  if (!start || recompute || !has_accelerations(p)) accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
-  const double e0 = start ? start->e0 : res.initial.total;
+  if (recompute) res.energy_jump = res.initial.total - before;
+  const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
   auto rel_err = [&](const Diagnostics& d) {
     return e0 != 0 ? (d.total - e0) / std::abs(e0) : d.total;
   };

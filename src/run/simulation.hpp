@@ -67,7 +67,8 @@ struct RunResult {
   PhaseTimes seconds;           // accumulated solver phases plus "integrate", "io"
   std::string solver_name, backend_name;
   bool device_resident = false;  // stepped on the device (gpu::DeviceStepper)
-  double e0 = 0;                 // initial total energy
+  double e0 = 0;                 // initial total energy (plus energy_jump)
+  double energy_jump = 0;        // restart with new force settings: E after - E before
   double next_output = 0;        // pending energy.csv output time
   bool interrupted = false;      // the observer ended the run before t_end
 };
