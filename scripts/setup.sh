@@ -56,14 +56,15 @@ fi
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
-# The SASS check (tests/check_sass.py) reads the kernels with cuobjdump, which this toolkit
-# may lack (nvcc and ptxas only): NVIDIA's wheel of it, into .venv.
+# The SASS check (tests/check_sass.py) reads the kernels with cuobjdump (which runs nvdisasm),
+# which this toolkit may lack (nvcc and ptxas only): NVIDIA's wheels of both, into .venv.
 if [ "$mode" = test ] && { command -v nvcc >/dev/null 2>&1 || [ -n "${CUDACXX:-}" ]; } &&
   ! command -v cuobjdump >/dev/null 2>&1 &&
-  ! compgen -G "$venv/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump" >/dev/null; then
-  echo "setup: installing nvidia-cuda-cuobjdump into .venv (for the SASS check)"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check nvidia-cuda-cuobjdump ||
-    echo "setup: nvidia-cuda-cuobjdump not installed; the SASS check will be skipped"
+  ! compgen -G "$venv/lib/python3*/site-packages/nvidia/cu*/bin/nvdisasm" >/dev/null; then
+  echo "setup: installing nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm into .venv (SASS check)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check nvidia-cuda-cuobjdump \
+    nvidia-cuda-nvdisasm ||
+    echo "setup: the cuobjdump/nvdisasm wheels were not installed; the SASS check will be skipped"
 fi
 
 # ---- configure and build ----------------------------------------------------------------

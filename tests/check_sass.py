@@ -12,12 +12,14 @@ The direct kernel's Plummer pair is 14 floating-point instructions (3 difference
 fused multiply-adds, rsqrt, 3 multiplies, 3 fused multiply-adds into a, 1 add into the
 potential) plus one shared-memory load per T targets (a thread's T targets share each source),
 plus the loop's own counter, address and branch (4-5 instructions per 16 T pairs): the check
-requires at most 14 + 1/T + 0.3 slots in each kernel's bulk loop (its cheapest one; unsoftened kernels
-also have a masked loop for their diagonal tiles). A change that adds an instruction to every
+requires at most 14 + 1/T + 0.3 slots in each kernel's bulk loop (its cheapest one; every
+kernel also has a loop that masks the self pair in its diagonal tiles). A change that adds an instruction to every
 pair (a per-pair mask cost 5 more) fails it. The tree's lists kernel and the spline kernel are
 reported, not checked.
 
-Exit 77 (CTest: skipped) when cuobjdump is not available.
+Exit 77 (CTest: skipped) when cuobjdump or the nvdisasm it runs is not available, or no real
+architecture is configured (native, all, or virtual ones only). A configured architecture
+without any direct kernel in the objects fails the check.
 """
 import os
 import re
@@ -69,15 +71,29 @@ def main():
         print("check_sass: SKIP: no cuobjdump (scripts/setup.sh test installs the "
               "nvidia-cuda-cuobjdump wheel into .venv)")
         return SKIP
+    # cuobjdump runs nvdisasm: from PATH, NVDISASM_PATH, or beside it (the wheels' layout).
+    beside = os.path.join(os.path.dirname(cuobjdump), "nvdisasm")
+    if "NVDISASM_PATH" not in os.environ and os.access(beside, os.X_OK):
+        os.environ["NVDISASM_PATH"] = os.path.dirname(cuobjdump)
+    if not (os.environ.get("NVDISASM_PATH") or any(
+            os.access(os.path.join(d, "nvdisasm"), os.X_OK)
+            for d in os.environ.get("PATH", "").split(os.pathsep))):
+        print("check_sass: SKIP: no nvdisasm for cuobjdump (the nvidia-cuda-nvdisasm wheel)")
+        return SKIP
+    real = []
+    for a in archs:  # 80, 90a, 80-real: SASS; 80-virtual: PTX only; native, all: unknown here
+        m = re.fullmatch(r"(\d+[a-z]?)(-real)?", a)
+        if m:
+            real.append(m.group(1))
+    if not real:
+        print(f"check_sass: SKIP: no real CUDA architecture in {sys.argv[3]!r}")
+        return SKIP
     direct_o = os.path.join(objdir, "direct.cu.o")
     lists_o = os.path.join(objdir, "tree_walk.cu.o")
     failures = 0
     kind_name = {"0": "plummer", "1": "spline"}
-    archs = [a for a in (re.sub(r"[^0-9]", "", a) for a in archs) if a]
-    if not archs:
-        print(f"check_sass: SKIP: no numbered CUDA architecture in {sys.argv[3]!r}")
-        return SKIP
-    for arch in archs:
+    for arch in real:
+        checked = 0
         print(f"sm_{arch}: direct_forces_kernel<128, T, kernel, softened, prefetch>, "
               "issue slots per pair in the bulk loop (bound: 14 + 1/T + 0.3 for Plummer)")
         for name, ins in sorted(functions(cuobjdump, direct_o, arch).items()):
@@ -86,6 +102,7 @@ def main():
             if not m:
                 continue
             _, t, kind, soft, prefetch = m.groups()
+            checked += 1
             loops = mufu_loops(ins)
             if not loops:
                 print(f"  T={t} {kind_name[kind]} soft={soft} prefetch={prefetch}: no MUFU loop")
@@ -99,6 +116,9 @@ def main():
             print(f"  T={t} {kind_name[kind]:7s} soft={soft} prefetch={prefetch}: {slots:6.2f}"
                   + (f"  (bound {bound:.2f})" if kind == "0" else "  (reported)")
                   + (f"  other loops {others}" if others else "") + ("" if ok else "  FAIL"))
+        if checked == 0:
+            print(f"  no direct_forces_kernel in the sm_{arch} SASS of {direct_o}  FAIL")
+            failures += 1
         for name, ins in sorted(functions(cuobjdump, lists_o, arch).items()):
             if "tree_walk_lists_kernel" not in name:
                 continue
@@ -106,7 +126,7 @@ def main():
             print(f"  {re.sub(r'.*tree_walk_', 'tree_walk_', name)[:40]}: slots per term in "
                   f"its MUFU loops {loops} (reported)")
     if failures:
-        print(f"check_sass: {failures} kernel(s) above the bound")
+        print(f"check_sass: {failures} check(s) failed")
         return 1
     print("check_sass: every direct kernel within its bound")
     return 0

@@ -1,6 +1,6 @@
 // The SIMD kernels of the CPU group walk (tree/group_kernels.hpp) against the same terms
 // summed in double, on one group's buffers: targets that are also the first sources (the
-// self pair masked without softening, included and finite with it), further sources, and
+// self pair masked, softened or not), further sources, and
 // cells with quadrupoles. Counts that are not multiples of the SIMD width or of the register
 // blocks exercise the padding.
 //

@@ -762,7 +762,8 @@ int cmd_run(int argc, char** argv) {
               << count(outputs.frames_written, "frame") << "\n";
     std::cout << "relative energy error " << res.rel_energy_error;
     if (res.energy_jump != 0)  // measured from E0 plus the jump of the new force settings
-      std::cout << " (not counting the jump " << res.energy_jump / std::abs(res.e0)
+      std::cout << " (not counting the jump "
+                << res.energy_jump / std::abs(res.e0 - res.energy_jump)
                 << " of E0 at the restart's new force settings)";
     std::cout << "\n";
     if (!cfg.quiet) print_timing(res);

@@ -29,14 +29,14 @@ void direct_reference(const ParticleSet& p, double G, Softening kernel, double e
 void direct_reference(ParticleSet& p, double G, Softening kernel, double eps);
 
 // Fast float32 direct summation into p.ax.. p.pot (G applied, self term excluded).
-// Positions are taken relative to the centre of the bounding box (difference in double, then
-// rounded to float); sources are processed in L1-sized tiles; explicit SIMD across targets
+// The particles are sorted along the Morton curve and the targets taken in chunks, each with
+// its positions relative to its median (difference in double, then rounded to float;
+// direct_float.cpp); sources are processed in L1-sized tiles; explicit SIMD across targets
 // (simd::VecF, 3 registers of targets against one broadcast source) running the shared
-// physics templates plummer_pair / spline_pair; OpenMP over blocks of targets.
-// eps > 0: the self pair is evaluated (zero force, potential -m_i/eps) and its potential is
-// removed afterwards. eps == 0: the self pair is masked out; two distinct particles whose
-// float32 positions coincide throw std::invalid_argument naming them (their force would be
-// inf/NaN), so callers need no O(N log N) check beforehand.
+// physics templates plummer_pair / spline_pair; OpenMP over chunks. The self pair is masked
+// out by index, softened or not; with eps == 0 two distinct particles whose float32 offsets
+// coincide throw std::invalid_argument naming them (their force would be inf/NaN), so callers
+// need no O(N log N) check beforehand.
 // Returns the number of particle-particle interactions, N (N - 1).
 std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps);
 

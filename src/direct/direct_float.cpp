@@ -156,9 +156,14 @@ double median(const std::vector<double>& v, std::size_t begin, std::size_t end,
 
 // A chunk's extent may be at most this many times the smallest spacing of its particles
 // (below): every target's offset from the chunk's centre is then within kChunkSpread of its
-// nearest neighbours' distance, and the rounding of that offset costs at most ~6 kChunkSpread
-// 2^-24 (1e-4) of its nearest pair term, a few 2^-24 in smooth regions (a chunk of 192
-// Plummer particles spans ~30 of its smallest spacings).
+// distance to its Morton neighbours, and the rounding of that offset costs at most
+// ~6 kChunkSpread 2^-24 (1e-4) of those pair terms, a few 2^-24 in smooth regions (a chunk of
+// 192 Plummer particles spans ~30 of its smallest spacings). The Morton neighbours are not
+// always the nearest: a pair r apart that the curve separates (an octant boundary between
+// them) is rounded at ~kChunkSpread times the local spacing d, an error ~1e-5 d / r of its
+// mutual term (a pair 2e-7 apart across x = 0.5 in a unit grid of 16^3: 8e-2, unsoftened;
+// with softening r is at least eps). The float32 tree has the same limit at its group size
+// (README, "two particles closer than ~1e-6 of their region's size").
 constexpr double kChunkSpread = 256;
 // Merging neighbouring chunks (target_chunks) asks each particle's offset from the merged
 // chunk's median to be within kMergeSpread of its own spacing: tight enough that merging costs

@@ -190,7 +190,16 @@ class ScaledSolver final : public GravitySolver {
       scaled_ = make_resolved(c, kind_, backend_);
       scaled_kL_ = kL;
     }
-    const ForceStats st = scaled_->compute(q);
+    ForceStats st;
+    try {
+      st = scaled_->compute(q);
+    } catch (const std::invalid_argument& e) {
+      // The inner solver speaks of the rescaled set (its softening is eps 2^-kL).
+      std::ostringstream m;
+      m << e.what() << " [in units rescaled by 2^" << -kL << " in length and 2^" << -kM
+        << " in mass for float32; the softening given is " << c_.eps << "]";
+      throw std::invalid_argument(m.str());
+    }
     ldexp_into(p.ax, q.ax, kM - 2 * kL);
     ldexp_into(p.ay, q.ay, kM - 2 * kL);
     ldexp_into(p.az, q.az, kM - 2 * kL);
