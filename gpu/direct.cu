@@ -87,28 +87,19 @@ __global__ void __launch_bounds__(Block)
     }
     // kMasked: the tile may hold a target of this thread.
     auto sum_tile = [&](auto masked) {
-      [[maybe_unused]] constexpr bool kMasked = decltype(masked)::value;
+      constexpr bool kMasked = decltype(masked)::value;
 #pragma unroll kUnroll
       for (int k = 0; k < Block; ++k) {
         const float4 q = tile[k];
 #pragma unroll
         for (int u = 0; u < T; ++u) {
           const float dx = q.x - t[u].x, dy = q.y - t[u].y, dz = q.z - t[u].z;
-          bool valid = true;
-          if constexpr (kMasked) valid = j0 + k != base + u * Block;
-          if constexpr (kKind == Softening::plummer) {
-            const float eps2 = kSoft ? s.eps2 : 0.f;
-            if constexpr (kMasked)
-              plummer_pair(dx, dy, dz, q.w, eps2, valid, ax[u], ay[u], az[u], pot[u]);
-            else
-              plummer_pair(dx, dy, dz, q.w, eps2, true, ax[u], ay[u], az[u], pot[u]);
-          } else {
-            // Softened spline (eps = 0 runs as Plummer).
-            if constexpr (kMasked)
-              spline_pair(dx, dy, dz, q.w, s.h_inv, valid, ax[u], ay[u], az[u], pot[u]);
-            else
-              spline_pair(dx, dy, dz, q.w, s.h_inv, true, ax[u], ay[u], az[u], pot[u]);
-          }
+          // A constant true outside the diagonal tiles: no mask in the bulk loop.
+          const bool valid = !kMasked || j0 + k != base + u * Block;
+          if constexpr (kKind == Softening::plummer)
+            plummer_pair(dx, dy, dz, q.w, kSoft ? s.eps2 : 0.f, valid, ax[u], ay[u], az[u], pot[u]);
+          else  // softened spline (eps = 0 runs as Plummer)
+            spline_pair(dx, dy, dz, q.w, s.h_inv, valid, ax[u], ay[u], az[u], pot[u]);
         }
       }
     };

@@ -115,7 +115,7 @@ class GroupKernels : public ::testing::Test {
     return r;
   }
 
-  template <bool kSpline, bool kSoft, int kOrder>
+  template <bool kSpline, int kOrder>
   void check(Softening kind, double eps) {
     const WalkParams<float> w = make_walk_params<float>(Criterion::barnes94, kOrder, kind, eps);
     const Reference ref =
@@ -124,8 +124,7 @@ class GroupKernels : public ::testing::Test {
         reference(SofteningParams<double>::make(kind, eps), /*with_cells=*/false, kOrder);
     std::vector<float> out[4];
     for (auto& o : out) o.assign(padded(g.nt, kTargetBlock), -1.0f);  // kernels overwrite
-    group_kernel<kSpline, kSoft, kOrder>(g, w, out[0].data(), out[1].data(), out[2].data(),
-                                         out[3].data());
+    group_kernel<kSpline, kOrder>(g, w, out[0].data(), out[1].data(), out[2].data(), out[3].data());
     const char* name[4] = {"ax", "ay", "az", "pot"};
     for (std::size_t i = 0; i < g.nt; ++i)
       for (int c = 0; c < 4; ++c) {
@@ -139,16 +138,16 @@ class GroupKernels : public ::testing::Test {
 };
 
 TEST_F(GroupKernels, NewtonianQuadrupoleMatchesDouble) {
-  check<false, false, 2>(Softening::plummer, 0.0);
+  check<false, 2>(Softening::plummer, 0.0);
 }
 TEST_F(GroupKernels, NewtonianMonopoleMatchesDouble) {
-  check<false, false, 1>(Softening::plummer, 0.0);
+  check<false, 1>(Softening::plummer, 0.0);
 }
 TEST_F(GroupKernels, PlummerSoftenedMatchesDouble) {
-  check<false, true, 2>(Softening::plummer, 0.05);
+  check<false, 2>(Softening::plummer, 0.05);
 }
 TEST_F(GroupKernels, SplineSoftenedMatchesDouble) {
-  check<true, true, 2>(Softening::spline, 0.05);
+  check<true, 2>(Softening::spline, 0.05);
 }
 
 // Unsoftened, the self pair is masked by index, not by r = 0: two distinct particles at the same
@@ -162,7 +161,7 @@ TEST_F(GroupKernels, DistinctParticlesAtOneFloatPositionAreNotTakenForTheSelfPai
       make_walk_params<float>(Criterion::barnes94, 2, Softening::plummer, 0);
   std::vector<float> out[4];
   for (auto& o : out) o.assign(padded(g.nt, kTargetBlock), 0.0f);
-  group_kernel<false, false, 2>(g, w, out[0].data(), out[1].data(), out[2].data(), out[3].data());
+  group_kernel<false, 2>(g, w, out[0].data(), out[1].data(), out[2].data(), out[3].data());
   for (std::size_t i = 0; i < g.nt; ++i) {
     const bool finite = std::isfinite(out[0][i] + out[1][i] + out[2][i] + out[3][i]);
     EXPECT_EQ(finite, i != 3 && i != 4) << "target " << i;

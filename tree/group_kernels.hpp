@@ -151,10 +151,10 @@ struct TargetBlock {
 
 // Particle-particle terms of sources [0, ns) (padded to kW) on targets [0, nt) (padded to
 // kTargetBlock), B targets at a time against each source vector, accumulators in registers.
-// kSpline picks the kernel; kSoft: softened. The self pair (own source t for target t) is
-// masked, softened too: its potential -m/eps in the float sums rounded them at its size (the
-// caller removed it afterwards until 2026-11-30). Results are added to out.
-template <int B, bool kSpline, bool kSoft>
+// kSpline picks the kernel (eps2 = 0: unsoftened Plummer). The self pair (own source t for
+// target t) is masked, softened too: its potential -m/eps in the float sums rounded them at
+// its size (the caller removed it afterwards until 2026-11-30). Results are added to out.
+template <int B, bool kSpline>
 void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]) {
   // Plummer: the scaled form (plummer_pair_scaled: m/2 in, 4 a out; both exact powers of 2).
   constexpr bool kScaled = !kSpline;
@@ -177,17 +177,16 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
         const VecF source_index = simd::lane_index() + VecF(static_cast<float>(j));
         for (int b = 0; b < B; ++b) {
           const VecF dx = x - X[b], dy = y - Y[b], dz = z - Z[b];
-          if constexpr (kSpline && kMasked) {
-            const auto valid = source_index != VecF(static_cast<float>(t0 + b));
-            spline_pair(dx, dy, dz, m, h_inv, valid, ax[b], ay[b], az[b], pot[b]);
-          } else if constexpr (kSpline) {
-            spline_pair(dx, dy, dz, m, h_inv, true, ax[b], ay[b], az[b], pot[b]);
-          } else if constexpr (kMasked) {
-            const auto valid = source_index != VecF(static_cast<float>(t0 + b));
-            plummer_pair_scaled(dx, dy, dz, m, eps2, valid, ax[b], ay[b], az[b], pot[b]);
-          } else {
-            plummer_pair_scaled(dx, dy, dz, m, eps2, true, ax[b], ay[b], az[b], pot[b]);
-          }
+          auto pair = [&](auto valid) {
+            if constexpr (kSpline)
+              spline_pair(dx, dy, dz, m, h_inv, valid, ax[b], ay[b], az[b], pot[b]);
+            else
+              plummer_pair_scaled(dx, dy, dz, m, eps2, valid, ax[b], ay[b], az[b], pot[b]);
+          };
+          if constexpr (kMasked)
+            pair(source_index != VecF(static_cast<float>(t0 + b)));
+          else
+            pair(true);
         }
       }
     };
@@ -294,27 +293,26 @@ inline void add_shifted(const LocalFrame& from, LocalFrame& to) {
 constexpr int kBlockPP = HOSHI_TREE_BLOCK_PP;
 constexpr int kBlockPC = HOSHI_TREE_BLOCK_PC;
 
-template <bool kSpline, bool kSoft, int kOrder>
+template <bool kSpline, int kOrder>
 void group_kernel(const GroupBuffers& g, const WalkParams<float>& w, float* out_ax, float* out_ay,
                   float* out_az, float* out_pot) {
   float* const out[4] = {out_ax, out_ay, out_az, out_pot};
   for (float* o : out) std::fill(o, o + padded(g.nt, kTargetBlock), 0.0f);
-  pp_kernel<kBlockPP, kSpline, kSoft>(g, VecF(w.soft.eps2), VecF(w.soft.h_inv), out);
+  pp_kernel<kBlockPP, kSpline>(g, VecF(w.soft.eps2), VecF(w.soft.h_inv), out);
   pc_kernel<kBlockPC, kOrder>(g, VecF(w.cell_eps2), out);
 }
 
 using GroupKernel = void (*)(const GroupBuffers&, const WalkParams<float>&, float*, float*, float*,
                              float*);
 
-template <bool kSpline, bool kSoft>
+template <bool kSpline>
 GroupKernel pick_order(int order) {
-  return order == 1 ? &group_kernel<kSpline, kSoft, 1> : &group_kernel<kSpline, kSoft, 2>;
+  return order == 1 ? &group_kernel<kSpline, 1> : &group_kernel<kSpline, 2>;
 }
 
-inline GroupKernel pick_kernel(const WalkParams<float>& w, bool soft) {
-  if (!soft) return pick_order<false, false>(w.order);
-  if (w.soft.kind == Softening::spline) return pick_order<true, true>(w.order);
-  return pick_order<false, true>(w.order);
+// The kernel for w (eps = 0 runs as Plummer with eps2 = 0: SofteningParams::make).
+inline GroupKernel pick_kernel(const WalkParams<float>& w) {
+  return w.soft.kind == Softening::spline ? pick_order<true>(w.order) : pick_order<false>(w.order);
 }
 
 }  // namespace hoshi::group_kernels

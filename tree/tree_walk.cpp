@@ -710,8 +710,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
                             double* ax, double* ay, double* az, double* pot) {
   const TreeView t = tree.view();
   const WalkParams<float> w = walk_params(cfg);
-  const bool soft = cfg.eps > 0;
-  const GroupKernel kernel = pick_kernel(w, soft);
+  const GroupKernel kernel = pick_kernel(w);
   WalkCounts counts;
   // Every entry is written by its group: no zeroing (32 B per particle).
   const auto out_tree = std::make_unique_for_overwrite<TreeOrderForce[]>(t.n_particles);
