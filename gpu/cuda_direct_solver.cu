@@ -1,9 +1,9 @@
 // CudaDirectSolver: GravitySolver over the tiled direct kernel (gpu/direct.cu).
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/bounds.hpp"
 #include "core/checks.hpp"
 #include "core/packed_forces.hpp"
 #include "gpu/cuda_solvers.hpp"
@@ -47,12 +47,10 @@ class CudaDirectSolver final : public GravitySolver {
     Stopwatch sw;
     // float offsets from the particles' median position (robust to an escaper far away, which
     // made the box centre's offsets of a unit cluster ~5e4 and their rounding 4e-3).
-    const auto median = [&](const std::vector<double>& v) {
-      std::vector<double> s = v;
-      std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(n / 2), s.end());
-      return s[n / 2];
-    };
-    const struct { double x, y, z; } c{median(p.x), median(p.y), median(p.z)};
+    std::vector<double> scratch;
+    const struct {
+      double x, y, z;
+    } c{median(p.x, 0, n, scratch), median(p.y, 0, n, scratch), median(p.z, 0, n, scratch)};
     h_pos_.resize(n);
     for (std::size_t i = 0; i < n; ++i)
       h_pos_[i] = make_float4(static_cast<float>(p.x[i] - c.x), static_cast<float>(p.y[i] - c.y),

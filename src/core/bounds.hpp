@@ -1,9 +1,10 @@
-// Axis-aligned bounding box of points, computed in double: the local origin of the float
-// kernels (DESIGN.md decision 2) and the start of the tree build.
+// Axis-aligned bounding box of points, computed in double: the start of the tree build; and
+// the median position, the local origin of the float direct kernels (DESIGN.md decision 2).
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "core/particle_set.hpp"
 
@@ -44,6 +45,18 @@ inline Box bounding_box(const double* x, const double* y, const double* z, std::
 
 inline Box bounding_box(const ParticleSet& p) {
   return bounding_box(p.x.data(), p.y.data(), p.z.data(), 0, p.size());
+}
+
+// The median (the element of rank (end - begin) / 2) of v[begin, end), begin < end, through
+// `scratch`: per coordinate, a centre inside a set's bulk that far outliers do not move (the
+// float direct kernels' origin: direct_float.cpp per chunk, the CUDA direct solver).
+inline double median(const std::vector<double>& v, std::size_t begin, std::size_t end,
+                     std::vector<double>& scratch) {
+  scratch.assign(v.begin() + static_cast<std::ptrdiff_t>(begin),
+                 v.begin() + static_cast<std::ptrdiff_t>(end));
+  const auto mid = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
+  std::nth_element(scratch.begin(), mid, scratch.end());
+  return *mid;
 }
 
 }  // namespace hoshi

@@ -144,16 +144,6 @@ SortedSet sorted_set(const ParticleSet& p, float mass_scale) {
   return s;
 }
 
-// Component-wise median of [begin, end) of v: a centre inside the chunk's bulk.
-double median(const std::vector<double>& v, std::size_t begin, std::size_t end,
-              std::vector<double>& scratch) {
-  scratch.assign(v.begin() + static_cast<std::ptrdiff_t>(begin),
-                 v.begin() + static_cast<std::ptrdiff_t>(end));
-  auto mid = scratch.begin() + static_cast<std::ptrdiff_t>(scratch.size() / 2);
-  std::nth_element(scratch.begin(), mid, scratch.end());
-  return *mid;
-}
-
 // A chunk's extent may be at most this many times the smallest spacing of its particles
 // (below): every target's offset from the chunk's centre is then within kChunkSpread of its
 // distance to its Morton neighbours, and the rounding of that offset costs at most
