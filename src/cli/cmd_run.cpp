@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -223,6 +224,20 @@ bool same_parameter_value(const std::string& stored, const std::string& now) {
   return !stored.empty() && !now.empty() && *end1 == '\0' && *end2 == '\0' && a == b;
 }
 
+// Parameter `key` as the checkpoint stored it and as it is now (`now`: effective_parameters),
+// when both exist and differ in value.
+std::optional<std::pair<std::string, std::string>> parameter_change(
+    const io::ParamList& stored, const std::vector<std::pair<std::string, std::string>>& now,
+    const char* key) {
+  const io::ParamValue* was = io::find_param(stored, key);
+  const auto it =
+      std::find_if(now.begin(), now.end(), [&](const auto& kv) { return kv.first == key; });
+  if (!was || it == now.end()) return std::nullopt;
+  std::string before = io::to_string(*was);
+  if (same_parameter_value(before, it->second)) return std::nullopt;
+  return std::make_pair(std::move(before), it->second);
+}
+
 // What an earlier run wrote into a directory that --overwrite reuses: its energy.csv,
 // checkpoint, snapshots and frames, which this run would replace only in part (a shorter run
 // left the earlier run's later snapshots beside its own, one series made of two runs).
@@ -241,6 +256,11 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
       if (name[i] < '0' || name[i] > '9') return false;
     return end - prefix.size() >= 3;  // snapshot_%03lld
   };
+  std::vector<fs::path> inputs;  // the input file (and a tipsy file's .param), if it is a file
+  for (const std::string& path : {input, input + ".param"}) {
+    std::error_code eq;
+    if (!input.empty() && fs::exists(path, eq)) inputs.emplace_back(path);
+  }
   std::vector<fs::path> old;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -250,11 +270,11 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
                 numbered(name, "frame_", ".png") || numbered(name, "snapshot_", ".tipsy.param");
     for (const char* ext : {".hdf5", ".csv", ".tipsy", ".gadget"})
       ours = ours || numbered(name, "snapshot_", ext);
-    const auto is_input = [&](const std::string& path) {
+    const bool is_input = std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& in) {
       std::error_code eq;
-      return !path.empty() && fs::exists(path, eq) && fs::equivalent(e.path(), path, eq);
-    };
-    if (ours && !is_input(input) && !is_input(input + ".param")) old.push_back(e.path());
+      return fs::equivalent(e.path(), in, eq);
+    });
+    if (ours && !is_input) old.push_back(e.path());
   }
   for (const auto& f : old)
     if (!fs::remove(f, ec) && ec)
@@ -514,32 +534,20 @@ int cmd_run(int argc, char** argv) {
                                   restart_dir + ": a continued run writes into its own directory");
     const auto now = effective_parameters(r, infos);
     for (const char* key :
-         {"ic", "particles", "seed", "model-param", "eccentricity", "radius", "units", "G"}) {
-      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
-      const auto it =
-          std::find_if(now.begin(), now.end(), [&](const auto& kv) { return kv.first == key; });
-      if (!was || it == now.end()) continue;
-      const std::string before = io::to_string(*was);
-      if (!same_parameter_value(before, it->second))
+         {"ic", "particles", "seed", "model-param", "eccentricity", "radius", "units", "G"})
+      if (const auto change = parameter_change(checkpoint.info.parameters, now, key))
         throw std::invalid_argument(std::string(std::strlen(key) == 1 ? "-" : "--") + key + " " +
-                                    it->second + " with --restart " + restart_dir +
-                                    ": the checkpoint's particles continue (it was " + before +
-                                    "); start a new run to change it");
-    }
+                                    change->second + " with --restart " + restart_dir +
+                                    ": the checkpoint's particles continue (it was " +
+                                    change->first + "); start a new run to change it");
     // The force settings may change; the checkpoint's accelerations are then those of the old
     // ones, and the restored state's forces are computed again (RunStart::recompute_forces).
     for (const char* key :
          {"solver", "backend", "precision", "softening", "kernel", "theta", "criterion", "order",
-          "alpha", "n-leaf", "n-group", "local-ratio", "walk"}) {
-      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
-      const auto it =
-          std::find_if(now.begin(), now.end(), [&](const auto& kv) { return kv.first == key; });
-      if (!was || it == now.end()) continue;
-      const std::string before = io::to_string(*was);
-      if (same_parameter_value(before, it->second)) continue;
-      force_changes += std::string(force_changes.empty() ? "" : ", ") + "--" + key + " " +
-                       it->second + " (was " + before + ")";
-    }
+          "alpha", "n-leaf", "n-group", "local-ratio", "walk"})
+      if (const auto change = parameter_change(checkpoint.info.parameters, now, key))
+        force_changes += std::string(force_changes.empty() ? "" : ", ") + "--" + key + " " +
+                         change->second + " (was " + change->first + ")";
   }
 
   RunConfig cfg;
@@ -697,7 +705,7 @@ int cmd_run(int argc, char** argv) {
       if (k == "particles") v = static_cast<std::int64_t>(p.size());
     warn_long_step(cfg, p);
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
-    remove_earlier_run_outputs(cfg.out_dir, r["ic"].as<std::string>(), cfg.quiet);
+    remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
   }
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
