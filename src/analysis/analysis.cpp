@@ -78,18 +78,19 @@ DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps
   if (n == 0 || !(G > 0)) return best;
   double total = 0, sampled = 0;
   for (double mi : p.m) total += mi;
-  for (std::size_t i = 0; i < n; i += k) sampled += p.m[i];
+  ParticleSet sample;
+  for (std::size_t i = 0; i < n; i += k) {
+    sample.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], i);
+    sampled += p.m[i];
+  }
   if (!(total > 0) || !(sampled > 0)) return best;
   // About the density centre: a merger's centre of mass lies between its galaxies, where the
   // radii that hold 1% of the particles are wide and their dynamical time long.
-  ParticleSet sample;
-  for (std::size_t i = 0; i < n; i += k)
-    sample.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], p.id.empty() ? i : p.id[i]);
   const Vec3 c = shrinking_sphere_centre(sample);
   std::vector<std::pair<double, double>> rm;  // (r^2, m) of the sample
-  for (std::size_t i = 0; i < n; i += k) {
-    const double dx = p.x[i] - c[0], dy = p.y[i] - c[1], dz = p.z[i] - c[2];
-    rm.emplace_back(dx * dx + dy * dy + dz * dz, p.m[i]);
+  for (std::size_t i = 0; i < sample.size(); ++i) {
+    const double dx = sample.x[i] - c[0], dy = sample.y[i] - c[1], dz = sample.z[i] - c[2];
+    rm.emplace_back(dx * dx + dy * dy + dz * dz, sample.m[i]);
   }
   std::sort(rm.begin(), rm.end());
   const std::size_t ns = rm.size();

@@ -172,9 +172,9 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
 
   // A continued run already holds the accelerations of its state: computing them again
   // could differ (the relative criterion uses the previous step's |a|). The device stepper
-  // took them from p (DeviceStepper's constructor). Unless the force settings changed.
-  // With new force settings the energy jumps by the change of the potential: the energy error
-  // is measured from the initial energy plus that jump (RunResult::energy_jump).
+  // took them from p (DeviceStepper's constructor). Unless the force settings changed: then
+  // the energy jumps by the change of the potential, and the energy error is measured from the
+  // initial energy plus that jump (RunResult::energy_jump).
   const bool recompute = start && start->recompute_forces;
   const double before = recompute ? diagnostics(p).total : 0.0;
   if (!start || recompute || !has_accelerations(p)) accumulate(res.seconds, lf.initialise());
