@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analysis/analysis.hpp"
 #include "diagnostics/diagnostics.hpp"
@@ -166,8 +168,11 @@ double interaction_energy_exact(const ParticleSet& a, const ParticleSet& b) {
 TEST(Merger, ParabolicOrbitAndFrame) {
   MergerParams mp;
   mp.mass_ratio = 0.5;
+  bool warned = false;
+  mp.warn = [&](const std::string&) { warned = true; };
   const std::size_t n = 6000;
   const ParticleSet p = make_merger(n, 4, mp);
+  EXPECT_FALSE(warned);  // the orbit is the one asked for
   const auto n2 = static_cast<std::size_t>(std::llround(n * 0.5 / 1.5));
   ParticleSet a, b;
   for (std::size_t i = 0; i < n; ++i)
@@ -298,8 +303,14 @@ TEST(Merger, DiskWithHernquistSecondary) {
                      params);
   parse_model_params("g2.a=0.2", params);
   const std::size_t n = 4000;
-  const ParticleSet p = make_model("merger", n, 7, params);
+  std::vector<std::string> warnings;
+  const ParticleSet p =
+      make_model("merger", n, 7, params, [&](const std::string& w) { warnings.push_back(w); });
   ASSERT_EQ(p.size(), n);
+  // The limit is told: one line naming r_start and the two energies.
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("r_start 1.5"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("less bound than eccentricity 0.6"), std::string::npos) << warnings[0];
   const auto n2 = static_cast<std::size_t>(std::llround(n * 0.5 / 1.5));
   ParticleSet a, b;
   for (std::size_t i = 0; i < n; ++i)

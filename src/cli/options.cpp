@@ -257,7 +257,8 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     throw std::invalid_argument("-n " + r["particles"].as<std::string>() +
                                 " with --ic kepler: a two-body model (2 particles)");
   if (from_registry(ic, params))
-    return make_model(ic, parse_size(r["particles"].as<std::string>(), "-n"), seed, params);
+    return make_model(ic, parse_size(r["particles"].as<std::string>(), "-n"), seed, params,
+                      [](const std::string& w) { std::cerr << "hoshi: warning: " << w << "\n"; });
   if (ic == "plummer")
     return make_plummer(parse_size(r["particles"].as<std::string>(), "-n"), seed);
   if (ic == "uniform")

@@ -497,6 +497,18 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
     const double v2 = vr * vr + vt * vt + 2 * (-G * M1 * M2 / r0 - w12) / mu;
     const double vr_new = -std::sqrt(std::max(v2 - vt * vt, 0.0));  // approaching
     dv = (vr_new - vr) * rhat;
+    if (v2 < vt * vt && mp.warn) {
+      const double e_kepler = 0.5 * mu * (vr * vr + vt * vt) - G * M1 * M2 / r0;
+      const double e_orbit = 0.5 * mu * vt * vt + w12;
+      std::ostringstream w;
+      w.precision(3);
+      w << "merger: at r_start " << number_text(mp.r_start)
+        << " the halos overlap so deeply that the orbit is less bound than eccentricity "
+        << number_text(e) << " asks (orbital energy " << e_orbit
+        << " with no radial speed, against the Kepler orbit's " << e_kepler
+        << "); start farther apart (a larger r_start)";
+      mp.warn(w.str());
+    }
   }
   for (std::size_t i = 0; i < a.size(); ++i) {
     a.vx[i] -= (M2 / M) * dv[0];

@@ -120,6 +120,9 @@ struct MergerParams {
   double incl2 = 60.0, omega2 = 30.0;
   // The secondary's sampler (n particles, seed); empty: the scaled copy of the primary.
   std::function<ParticleSet(std::size_t, std::uint64_t)> secondary;
+  // Told (one line) when the orbit cannot be made as bound as asked: a start so deep in the
+  // halos that even no radial speed leaves more orbital energy than the Kepler orbit's.
+  std::function<void(const std::string&)> warn;
 };
 
 ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& params);

@@ -299,7 +299,8 @@ std::string model_help(const std::string& name) {
 }
 
 ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
-                       const ModelParams& params) {
+                       const ModelParams& params,
+                       const std::function<void(const std::string&)>& warn) {
   const ModelSpec& spec = find_spec(name);
   Resolved r = resolve(spec, params);
   auto& v = r.num;
@@ -325,6 +326,7 @@ ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t see
   m.omega1 = v["omega1"];
   m.incl2 = v["incl2"];
   m.omega2 = v["omega2"];
+  m.warn = warn;
   if (r.model2 != kCopy) {
     resolve(find_spec(r.model2), r.g2, kG2);  // checks the g2 keys before any sampling
     m.secondary = [model2 = r.model2, g2 = r.g2](std::size_t n2, std::uint64_t seed2) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -45,7 +46,10 @@ std::vector<std::pair<std::string, ModelValue>> effective_model_params(const std
 
 // The model `name` with n particles and the given seed; keys not given take their defaults.
 // Throws std::invalid_argument for an unknown name or key or an invalid value.
+// `warn` (optional) is told, in one line each, what the model could not make as asked (merger:
+// an orbit less bound than its eccentricity asks, MergerParams::warn).
 ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
-                       const ModelParams& params = {});
+                       const ModelParams& params = {},
+                       const std::function<void(const std::string&)>& warn = {});
 
 }  // namespace hoshi
