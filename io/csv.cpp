@@ -98,27 +98,31 @@ ParticleSet read_csv(const std::string& path) {
       auto r = std::from_chars(f[0].data(), f[0].data() + f[0].size(), id);
       if (r.ec == std::errc::result_out_of_range)
         fail(path, lineno,
-             "field id: value '" + std::string(f[0]) + "' is out of range (ids are 0 to 2^64 - 1)");
+             "field id: value '" + std::string(f[0]) + "' (out of range: ids are 0 to 2^64 - 1)");
       if (r.ec != std::errc() || r.ptr != f[0].data() + f[0].size())
         fail(path, lineno,
-             "field id: value '" + std::string(f[0]) + "' is not a non-negative integer");
+             "field id: value '" + std::string(f[0]) + "' (not a non-negative integer)");
     }
     double v[7];
     for (int k = 0; k < 7; ++k) {
       const std::string_view s = f[k + 1];
       auto r = std::from_chars(s.data(), s.data() + s.size(), v[k]);
+      if (r.ec == std::errc::result_out_of_range && r.ptr == s.data() + s.size())
+        fail(path, lineno,
+             std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
+                 "' (outside the range of a double)");
       if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
         fail(path, lineno,
              std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
-                 "' is not a number");
+                 "' (not a number)");
       if (!std::isfinite(v[k]))
         fail(path, lineno,
              std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
-                 "' is not finite");
+                 "' (not finite)");
     }
     if (v[6] < 0)
       fail(path, lineno,
-           "field m: value '" + std::string(f[7]) + "' is negative (masses must be >= 0)");
+           "field m: value '" + std::string(f[7]) + "' (negative: masses must be >= 0)");
     p.push_back(v[0], v[1], v[2], v[3], v[4], v[5], v[6], id);
   }
   if (p.empty()) fail(path, lineno, "no particles after the header");

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <stdexcept>
 #include <vector>
@@ -183,11 +184,11 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
                              "Flag_Feedback", "Flag_Entropy_ICs", "Flag_IC_Info"})
       attr_int(h.get(), flag, 0, file);
     attr_int(h.get(), "Flag_DoublePrecision", 1, file);
-    if (u.physical) attr_double(h.get(), "Time_GYR", time_gyr, file);
+    if (u.physical && info.units_known) attr_double(h.get(), "Time_GYR", time_gyr, file);
     attr_string(h.get(), "Code", "hoshi", file);
     attr_string(h.get(), "hoshi_version", HOSHI_VERSION, file);
   }
-  {  // /Units
+  if (info.units_known) {  // /Units
     Handle g(H5Gcreate2(f.get(), "Units", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     attr_double(g.get(), "UnitLength_in_cm", u.length_cm, file);
     attr_double(g.get(), "UnitMass_in_g", u.mass_g, file);
@@ -205,7 +206,7 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
       if (key == "units") has_units_name = true;
       attr_param(g.get(), key.c_str(), value, file);
     }
-    if (!has_units_name) attr_string(g.get(), "units", u.name, file);
+    if (!has_units_name && info.units_known) attr_string(g.get(), "units", u.name, file);
     auto put = [&](const char* key, double v) {
       if (H5Aexists(g.get(), key) <= 0) attr_double(g.get(), key, v, file);
     };
@@ -215,11 +216,13 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
     put("HubbleParam", 1.0);
     put("BoxSize", info.box_size);
     put("ComovingIntegrationOn", 0.0);
-    put("UnitLength_in_cm", u.length_cm);
-    put("UnitMass_in_g", u.mass_g);
-    put("UnitVelocity_in_cm_per_s", u.velocity_cm_s);
-    put("GravityConstantInternal", info.G > 0 ? info.G : u.G());
-    if (u.physical) put("Time_GYR", time_gyr);
+    if (info.units_known) {
+      put("UnitLength_in_cm", u.length_cm);
+      put("UnitMass_in_g", u.mass_g);
+      put("UnitVelocity_in_cm_per_s", u.velocity_cm_s);
+    }
+    if (info.units_known || info.G > 0) put("GravityConstantInternal", info.G > 0 ? info.G : u.G());
+    if (u.physical && info.units_known) put("Time_GYR", time_gyr);
   }
   if (!info.state.empty()) {  // /RunState: what a checkpoint needs beyond the particles
     Handle g(H5Gcreate2(f.get(), "RunState", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
@@ -357,10 +360,11 @@ void read_columns(hid_t group, const std::string& gname, const std::string& name
   }
 }
 
-UnitSystem read_units(hid_t f, const std::string& file) {
+// The file's units; nullopt when it has none (Gadget-2's HDF5 writer, many IC generators).
+std::optional<UnitSystem> read_units(hid_t f, const std::string& file) {
   // hoshi and Gadget-2/3 keep units in /Units, Gadget-4 in /Parameters, SWIFT in /Units with
-  // its own names (velocity from length / time).
-  for (const char* gname : {"Units", "Parameters"}) {
+  // its own names (velocity from length / time), AREPO also in /Header.
+  for (const char* gname : {"Units", "Parameters", "Header"}) {
     if (!has_link(f, gname)) continue;
     Handle g(H5Gopen2(f, gname, H5P_DEFAULT), H5Gclose);
     // A unit must be positive and finite: 0 collapsed every position, a negative one flipped
@@ -384,7 +388,7 @@ UnitSystem read_units(hid_t f, const std::string& file) {
       return units_from_cgs(L, unit("Unit mass in cgs (U_M)"), L / t);
     }
   }
-  return units_henon();
+  return std::nullopt;
 }
 
 ParamList read_parameters(hid_t f, const char* group) {
@@ -466,7 +470,9 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
       throw_bad_field(file, "Header/Time", out.info.time, "must be finite");
     out.info.redshift = attr_or(h.get(), "Redshift", 0, file, "Header");
     out.info.box_size = attr_or(h.get(), "BoxSize", 0, file, "Header");  // SWIFT: 3 entries
-    out.info.units = read_units(f.get(), file);
+    const std::optional<UnitSystem> units = read_units(f.get(), file);
+    out.info.units = units.value_or(units_henon());
+    out.info.units_known = units.has_value();
     out.info.parameters = read_parameters(f.get(), "Parameters");
     out.info.state = read_parameters(f.get(), "RunState");
   }
@@ -515,6 +521,15 @@ bool is_hdf5_file(const std::string& path) {
   char sig[8] = {};
   in.read(sig, 8);
   return in.gcount() == 8 && std::memcmp(sig, "\x89HDF\r\n\x1a\n", 8) == 0;
+}
+
+std::string hdf5_code(const std::string& path) {
+  if (!is_hdf5_file(path)) return {};
+  QuietHdf5 quiet;
+  Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!f.valid() || !has_link(f.get(), "Header")) return {};
+  Handle h(H5Gopen2(f.get(), "Header", H5P_DEFAULT), H5Gclose);
+  return h.valid() ? read_attr_string(h.get(), "Code") : std::string();
 }
 
 void write_hdf5_snapshot(const std::string& path, const ParticleSet& p, const SnapshotInfo& info) {

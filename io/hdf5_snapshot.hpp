@@ -27,10 +27,14 @@
 namespace hoshi::io {
 
 struct SnapshotInfo {
-  double time = 0;       // simulated time, code units
-  double redshift = 0;   // always 0 for hoshi's (non-cosmological) runs
-  double box_size = 0;   // 0: not periodic
-  UnitSystem units;      // written into /Units
+  double time = 0;      // simulated time, code units
+  double redshift = 0;  // always 0 for hoshi's (non-cosmological) runs
+  double box_size = 0;  // 0: not periodic
+  UnitSystem units;     // written into /Units
+  // false: the particles came from a file without units (Gadget binary, CSV, an HDF5 or
+  // tipsy file without them): no /Units, no unit parameters, no physical time are written, so
+  // that a reader takes the file in its own run's units instead of in `units` (henon).
+  bool units_known = true;
   double G = 0;          // the run's gravitational constant in these units (0: units.G())
   ParamList parameters;  // written into /Parameters
   ParamList state;       // run state of a checkpoint, written into /RunState when not empty
@@ -58,5 +62,9 @@ SnapshotData read_hdf5_snapshot(const std::string& path);
 
 // True when the file starts with the HDF5 signature.
 bool is_hdf5_file(const std::string& path);
+
+// The /Header attribute Code of an HDF5 file ("hoshi" for hoshi's snapshots and checkpoints);
+// empty when the file, the group or the attribute is missing or unreadable.
+std::string hdf5_code(const std::string& path);
 
 }  // namespace hoshi::io

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -86,6 +88,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.particles = std::move(d.particles);
       out.time = d.info.time;
       out.units = d.info.units;
+      out.units_known = d.info.units_known;
       out.parameters = std::move(d.info.parameters);
       out.note = gas_note(d.skipped[0]);
       break;
@@ -95,6 +98,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.particles = std::move(d.particles);
       out.time = d.time;
       out.units = d.units;
+      out.units_known = d.units_known;
       out.note = gas_note(d.skipped_gas);
       break;
     }
@@ -118,6 +122,17 @@ LoadedSnapshot load_snapshot(const std::string& path) {
   return out;
 }
 
+double snapshot_G(const LoadedSnapshot& s, double fallback) {
+  for (const char* key : {"GravityConstantInternal", "G"})
+    if (const ParamValue* v = find_param(s.parameters, key)) {
+      const double* d = std::get_if<double>(v);
+      const std::int64_t* i = std::get_if<std::int64_t>(v);
+      const double g = d ? *d : i ? static_cast<double>(*i) : 0.0;
+      if (g > 0 && std::isfinite(g)) return g;
+    }
+  return s.units_known ? s.units.G() : fallback;
+}
+
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
                    const SnapshotInfo& info) {
   switch (format) {
@@ -125,7 +140,7 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
       write_hdf5_snapshot(path, p, info);
       return;
     case SnapshotFormat::tipsy:
-      write_tipsy(path, p, info.time, info.units, 0, info.G);
+      write_tipsy(path, p, info.time, info.units, 0, info.G, info.units_known);
       return;
     case SnapshotFormat::gadget: {
       GadgetWriteOptions o;

@@ -32,6 +32,10 @@ struct LoadedSnapshot {
   // The file's units (HDF5: /Units; tipsy: G = 1 units from PATH.param; Gadget binary and CSV
   // carry none: the code's, henon).
   UnitSystem units;
+  // The file declared its units (else `units` is henon by default, and the commands take the
+  // file to be in their run's units: Gadget binary, CSV, HDF5 without /Units, tipsy without
+  // PATH.param).
+  bool units_known = false;
   ParamList parameters;
   SnapshotFormat format = SnapshotFormat::hdf5;
   std::string note;  // what was skipped (gas), or empty
@@ -41,6 +45,11 @@ struct LoadedSnapshot {
 // std::invalid_argument "FILE: field F: value V (why)" for bad input, also when the format
 // cannot be recognised.
 LoadedSnapshot load_snapshot(const std::string& path);
+
+// The gravitational constant the particles were made with: the run's G as hoshi records it
+// (/Parameters GravityConstantInternal or G), else that of the file's units (HDF5 /Units;
+// tipsy files are in G = 1 units), else `fallback` (a file without units: Gadget binary, CSV).
+double snapshot_G(const LoadedSnapshot& s, double fallback = 1.0);
 
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).
 // Gadget binary (double, 64-bit ids, format 2) and CSV carry no units or parameters.

@@ -166,13 +166,16 @@ TipsyData read_tipsy(const std::string& path) {
     if (k == "dKpcUnit") kpc = v;
     if (k == "dMsolUnit") msol = v;
   }
-  if (kpc > 0 && msol > 0) out.units = units_g1(kpc * kKpcInCm, msol * kSolarMassInG);
+  if (kpc > 0 && msol > 0) {
+    out.units = units_g1(kpc * kKpcInCm, msol * kSolarMassInG);
+    out.units_known = true;
+  }
   validate_loaded(out.particles, path);
   return out;
 }
 
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
-                 const UnitSystem& units, double eps, double G_run) {
+                 const UnitSystem& units, double eps, double G_run, bool with_param) {
   if (p.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     throw std::invalid_argument(path + ": field nbodies: value " + std::to_string(p.size()) +
                                 " (tipsy counts are 32-bit; use HDF5)");
@@ -197,6 +200,7 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
     }
     s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   });
+  if (!with_param) return;
   std::ostringstream param;
   param.precision(17);
   param << "# units of " << std::filesystem::path(path).filename().string()

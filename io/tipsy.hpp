@@ -28,9 +28,10 @@
 namespace hoshi::io {
 
 struct TipsyData {
-  ParticleSet particles;  // dark then star particles
-  double time = 0;        // header time, in the file's (G = 1) units
-  UnitSystem units;       // from PATH.param when present, else Henon
+  ParticleSet particles;     // dark then star particles
+  double time = 0;           // header time, in the file's (G = 1) units
+  UnitSystem units;          // from PATH.param when present, else Henon
+  bool units_known = false;  // PATH.param gave them
   bool big_endian = true;
   bool bonsai_ids = false;        // Bonsai version-2 64-bit ids
   std::uint64_t skipped_gas = 0;  // gas particles reported and skipped
@@ -48,9 +49,10 @@ TipsyData read_tipsy(const std::string& path);
 // Writes a standard big-endian tipsy file, all particles as dark matter (eps = `eps`, phi =
 // potential), converted from `units` to G = 1 units, plus PATH.param; both atomically.
 // `time` is in `units`; G: the run's gravitational constant in `units` (0: units.G(); a run
-// with -G other than its unit system's).
+// with -G other than its unit system's). Without `with_param` (particles whose units are not
+// known) no PATH.param is written.
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
-                 const UnitSystem& units, double eps = 0.0, double G = 0.0);
+                 const UnitSystem& units, double eps = 0.0, double G = 0.0, bool with_param = true);
 
 // True when the first 32 bytes (`header`) look like a tipsy header in either byte order and
 // the record sizes match `file_size`.

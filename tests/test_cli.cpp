@@ -280,8 +280,9 @@ TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
       {h + "0,1,2,3,0,0,0,abc\n", "field m"},
       {h + "0,1,2,3,0,0,0,1\n0,2,2,3,0,0,0,1\n", "field id"},
       {h + "18446744073709551616,1,2,3,0,0,0,1\n",
-       "field id: value '18446744073709551616' is out "
-       "of range"},
+       "field id: value '18446744073709551616' (out of range"},
+      {h + "0,1,2,3,0,0,1e-400,1\n",
+       ":2: field vz: value '1e-400' (outside the range of a double)"},
       {h + "0,1,2,3,0,0,0,0\n", "total mass"},
   };
   int k = 0;

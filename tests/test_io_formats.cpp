@@ -204,6 +204,42 @@ TEST(IoHdf5, HenonUnitsWriteNoPhysicalTime) {
   EXPECT_EQ(read_hdf5_snapshot(dir.file("s.hdf5")).info.units.name, "henon");
 }
 
+// Gadget-2's HDF5 writer has no /Units: such a file is read as units unknown (the commands take
+// it in their run's units), and written on without /Units. AREPO also keeps its units in
+// /Header.
+TEST(IoHdf5, UnitsAreKnownOnlyWhenTheFileHasThem) {
+  ScratchDir dir("h5");
+  SnapshotInfo none;
+  none.units_known = false;
+  write_hdf5_snapshot(dir.file("n.hdf5"), test::sample_particles(3), none);
+  hid_t f = H5Fopen(dir.file("n.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  EXPECT_EQ(H5Lexists(f, "Units", H5P_DEFAULT), 0);
+  const LoadedSnapshot n = load_snapshot(dir.file("n.hdf5"));
+  EXPECT_FALSE(n.units_known);
+  EXPECT_EQ(snapshot_G(n), 1.0);
+  // Units written into /Header only (AREPO's copy of them): galaxy units, G = 43007.1.
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const UnitSystem g = units_galaxy();
+  for (const auto& [name, v] : {std::pair<const char*, double>{"UnitLength_in_cm", g.length_cm},
+                                {"UnitMass_in_g", g.mass_g},
+                                {"UnitVelocity_in_cm_per_s", g.velocity_cm_s}}) {
+    const hid_t sp = H5Screate(H5S_SCALAR);
+    const hid_t a = H5Acreate2(h, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+    H5Aclose(a);
+    H5Sclose(sp);
+  }
+  H5Gclose(h);
+  H5Fclose(f);
+  const LoadedSnapshot a = load_snapshot(dir.file("n.hdf5"));
+  EXPECT_TRUE(a.units_known);
+  EXPECT_EQ(a.units.name, "galaxy");
+  EXPECT_NEAR(snapshot_G(a), g.G(), 1e-9 * g.G());
+  // hoshi's own snapshots have them.
+  write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), sample_info(units_galaxy()));
+  EXPECT_TRUE(load_snapshot(dir.file("s.hdf5")).units_known);
+}
+
 // A file shaped like SWIFT output: 7 particle types, gas (type 0), halo (1), stars (4) and
 // neutrinos (6) with float coordinates, 32-bit ids, star masses only in the MassTable, a
 // 3-element BoxSize and SWIFT's unit names (Mpc, 1e10 Msun, time unit Mpc / (km/s)).

@@ -2,6 +2,7 @@
 // for bit, clean stops on SIGINT, parameter files, protected output directories; and the
 // renderer.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <png.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include "io/hdf5_snapshot.hpp"
 #include "io/param_file.hpp"
 #include "io/render.hpp"
+#include "io/snapshot_io.hpp"
 #include "io_test_util.hpp"
 
 namespace hoshi::io {
@@ -80,6 +82,25 @@ TEST(IoRun, RestartContinuesBitForBit) {
                         read_hdf5_snapshot(b + "/snapshot_002.hdf5").particles);
   // The energy log of the continued run is the uninterrupted one, byte for byte.
   EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+}
+
+// A run extended with --restart --t-end: the first run's closing row at its t_end (0.3125, off
+// the output grid of 0.25) stayed in the log, which an uninterrupted run does not have. A log
+// deleted by hand is started again with its header.
+TEST(IoRun, ExtendedRunsEnergyLogIsTheUninterruptedOne) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --output-every 0.25 --out " + a, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.3125 --output-every 0.25 --out " + b, log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(b + "/energy.csv").find("\n5,0.3125,"), std::string::npos);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.5", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  std::filesystem::remove(b + "/energy.csv");
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.75", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(b + "/energy.csv").rfind("step,time,dt,", 0), 0u)
+      << test::read_all(b + "/energy.csv");
 }
 
 TEST(IoRun, RestartAfterShortFinalStepKeepsTime) {
@@ -369,6 +390,101 @@ TEST(IoRun, FormatConversionKeepsTimeAndUnits) {
   EXPECT_EQ(c.particles.vx, s.particles.vx);
 }
 
+// A file without units (Gadget-2's HDF5 writer writes no /Units; Gadget binary and CSV have
+// none) is in the run's units. The HDF5 one was taken as henon and converted: with --units
+// galaxy every mass shrank by 43007 and the set came out unbound. A converted copy stays
+// without units (hoshi ic wrote henon /Units into it). A tipsy file without its .param is in
+// G = 1 units of the run's length and mass: only its velocities scale, by sqrt(G).
+TEST(IoRun, FilesWithoutUnitsAreInTheRunsUnits) {
+  ScratchDir dir("run");
+  const std::string csv = dir.file("a.csv"), h5 = dir.file("a.hdf5"), tipsy = dir.file("a.tipsy");
+  const std::string log = dir.file("log");
+  ASSERT_EQ(hoshi("ic --ic plummer -n 64 --out " + csv, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("ic --ic " + csv + " --out " + h5, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("ic --ic " + csv + " --out " + tipsy, log), 0) << test::read_all(log);
+  EXPECT_FALSE(read_hdf5_snapshot(h5).info.units_known);
+  EXPECT_FALSE(std::filesystem::exists(tipsy + ".param"));
+  const auto first_energies = [&](const std::string& in, const std::string& out) {
+    EXPECT_EQ(hoshi("run --ic " + in +
+                        " --units galaxy --solver direct --precision double --t-end 0 --out " +
+                        out + " --quiet",
+                    log),
+              0)
+        << test::read_all(log);
+    std::ifstream f(out + "/energy.csv");
+    std::string line;
+    std::getline(f, line);
+    std::getline(f, line);
+    std::vector<double> v;
+    std::stringstream s(line);
+    for (std::string x; std::getline(s, x, ',');) v.push_back(std::stod(x));
+    return std::make_pair(v.at(3), v.at(4));  // kinetic, potential
+  };
+  const auto [k_csv, w_csv] = first_energies(csv, dir.file("C"));
+  const auto [k_h5, w_h5] = first_energies(h5, dir.file("H"));
+  const auto [k_tipsy, w_tipsy] = first_energies(tipsy, dir.file("T"));
+  EXPECT_EQ(k_h5, k_csv);
+  EXPECT_EQ(w_h5, w_csv);
+  // tipsy is float32: 1e-6; the velocities scale by sqrt(G), the kinetic energy by G.
+  EXPECT_NEAR(w_tipsy / w_csv, 1.0, 1e-6);
+  EXPECT_NEAR(k_tipsy / k_csv, units_galaxy().G(), 1e-6 * units_galaxy().G());
+}
+
+// hoshi ic kept a snapshot's time and units but not its G: a -G 2 run's snapshot came out with
+// GravityConstantInternal 1 (analyze's bound mass 0.6 instead of 1), and its tipsy copy with
+// velocities sqrt(2) too large. hoshi forces used G = 1 for it.
+TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log"), conv = dir.file("conv.hdf5");
+  ASSERT_EQ(hoshi(kRun + "-G 2 --t-end 0 --snapshot-every 1 --out " + a, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "-G 2 --t-end 0 --snapshot-every 1 --snapshot-format tipsy --out " +
+                      dir.file("T"),
+                  log),
+            0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("ic --ic " + a + "/snapshot_000.hdf5 --out " + conv, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("ic --ic " + a + "/snapshot_000.hdf5 --out " + dir.file("conv.tipsy"), log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(snapshot_G(load_snapshot(conv)), 2.0);
+  EXPECT_EQ(test::read_all(dir.file("conv.tipsy")),
+            test::read_all(dir.file("T") + "/snapshot_000.tipsy"));
+  // forces: the file's G unless -G is given.
+  ASSERT_EQ(hoshi("forces " + conv + " --solver direct --out " + dir.file("f2.csv"), log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("forces " + conv + " --solver direct -G 1 --out " + dir.file("f1.csv"), log), 0)
+      << test::read_all(log);
+  std::ifstream f1(dir.file("f1.csv")), f2t(dir.file("f2.csv"));
+  std::string l1, l2;
+  std::getline(f1, l1);
+  std::getline(f2t, l2);
+  int rows = 0;
+  while (std::getline(f1, l1) && std::getline(f2t, l2)) {
+    std::vector<double> v1, v2;
+    std::stringstream s1(l1), s2(l2);
+    for (std::string x; std::getline(s1, x, ',');) v1.push_back(std::stod(x));
+    for (std::string x; std::getline(s2, x, ',');) v2.push_back(std::stod(x));
+    ASSERT_EQ(v1.size(), 5u);
+    for (int k = 1; k < 5; ++k) EXPECT_EQ(v2[k], 2 * v1[k]) << l1 << " / " << l2;  // exact: x2
+    ++rows;
+  }
+  EXPECT_EQ(rows, 64);
+}
+
+// hoshi ic --out X.tipsy replaced an existing X.tipsy.param (the units of another file).
+TEST(IoRun, ConversionToTipsyKeepsAnExistingParamFile) {
+  ScratchDir dir("run");
+  const std::string t = dir.file("mine.tipsy"), log = dir.file("log");
+  test::write_all(t + ".param", "dKpcUnit = 1000\n");
+  EXPECT_EQ(hoshi("ic -n 16 --out " + t, log), 2);
+  EXPECT_NE(test::read_all(log).find(".param exists"), std::string::npos) << test::read_all(log);
+  EXPECT_EQ(test::read_all(t + ".param"), "dKpcUnit = 1000\n");
+  EXPECT_FALSE(std::filesystem::exists(t));
+  ASSERT_EQ(hoshi("ic -n 16 --out " + t + " --overwrite", log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(t + ".param"), "dKpcUnit = 1000\n");
+}
+
 TEST(IoRun, ParametersRecordTheParticlesTheRunHas) {
   // A kepler run stored particles = 8192 (-n's default) for its 2 particles.
   ScratchDir dir("run");
@@ -534,10 +650,16 @@ TEST(IoRun, KilledRunLeavesACompleteWallClockCheckpoint) {
           "--out", k.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
+  // Killed once a checkpoint past step 0 exists (on a loaded machine the first periodic one
+  // can come before the first step, and 50 ms later there was sometimes no other yet).
+  // Reading it while the run replaces it is safe: checkpoints are renamed into place.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (!std::filesystem::exists(k + "/checkpoint.hdf5") &&
-         std::chrono::steady_clock::now() < deadline)
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (std::filesystem::exists(k + "/checkpoint.hdf5") &&
+        state(read_hdf5_snapshot(k + "/checkpoint.hdf5"), "step") > 0)
+      break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   kill(pid, SIGKILL);
   int status = 0;
@@ -685,6 +807,40 @@ TEST(IoRun, OverwriteRemovesOnlyTheEarlierRunsOutputs) {
       << test::read_all(log);
   EXPECT_TRUE(std::filesystem::exists(input));
   EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_000.hdf5"));
+}
+
+// Gadget-4, AREPO and SWIFT also name their outputs snapshot_NNN.hdf5: --overwrite into such a
+// directory removed them as "an earlier run's". It removes nothing where no hoshi run was, and
+// where one was, no HDF5 file that another code wrote.
+TEST(IoRun, OverwriteLeavesAnotherCodesSnapshots) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("O"), log = dir.file("log");
+  std::filesystem::create_directory(out);
+  // hoshi's snapshot with its Header/Code removed: as another code writes it.
+  for (const char* name : {"/snapshot_000.hdf5", "/snapshot_001.hdf5"}) {
+    write_hdf5_snapshot(out + name, test::sample_particles(16), SnapshotInfo{});
+    const hid_t f = H5Fopen((out + name).c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+    ASSERT_GE(H5Adelete(h, "Code"), 0);
+    H5Gclose(h);
+    H5Fclose(f);
+    ASSERT_EQ(hdf5_code(out + name), "");
+  }
+  const std::string other = test::read_all(out + "/snapshot_000.hdf5");
+  ASSERT_EQ(hoshi("run --ic " + out +
+                      "/snapshot_001.hdf5 --dt 0.0625 --solver direct --t-end 0.0625 --quiet "
+                      "--overwrite --out " +
+                      out,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(out + "/snapshot_000.hdf5"), other);
+  // Now a hoshi run was there (energy.csv, checkpoint): its outputs go, the others' stay.
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.0625 --overwrite --out " + out, log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(out + "/snapshot_000.hdf5"), other);
+  EXPECT_TRUE(std::filesystem::exists(out + "/snapshot_001.hdf5"));
+  EXPECT_EQ(hdf5_code(out + "/checkpoint.hdf5"), "hoshi");
+  EXPECT_EQ(read_hdf5_snapshot(out + "/checkpoint.hdf5").particles.size(), 64u);
 }
 
 TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {

@@ -95,20 +95,6 @@ void write_disk(const std::string& path, const DiskProfile& d) {
   write_text(path, f.str());
 }
 
-// The gravitational constant of a snapshot's units: the run's G as hoshi records it
-// (/Parameters GravityConstantInternal, or G), else that of its unit system (HDF5 /Units;
-// tipsy files are in G = 1 units; Gadget binary and CSV carry none: 1).
-double snapshot_G(const io::LoadedSnapshot& s) {
-  for (const char* key : {"GravityConstantInternal", "G"})
-    if (const io::ParamValue* v = io::find_param(s.parameters, key)) {
-      const double* d = std::get_if<double>(v);
-      const std::int64_t* i = std::get_if<std::int64_t>(v);
-      const double g = d ? *d : i ? static_cast<double>(*i) : 0.0;
-      if (g > 0 && std::isfinite(g)) return g;
-    }
-  return s.units.G();
-}
-
 }  // namespace
 
 int cmd_analyze(int argc, char** argv) {
@@ -231,7 +217,7 @@ int cmd_analyze(int argc, char** argv) {
     const double t = s.time;
     // G of the snapshot's units (vcirc and the bound mass), unless -G is given.
     SolverConfig snap_cfg = cfg;
-    if (!r.count("G")) snap_cfg.G = snapshot_G(s);
+    if (!r.count("G")) snap_cfg.G = io::snapshot_G(s);
     double mass = 0;
     for (double m : p.m) mass += m;
     const Vec3 com = centre_of_mass(p), vcom = centre_of_mass_velocity(p);

@@ -13,9 +13,10 @@ namespace hoshi::cli {
 int cmd_forces(int argc, char** argv) {
   cxxopts::Options o("hoshi forces",
                      "One force evaluation on the particles in INPUT, written as CSV with header "
-                     "id,ax,ay,az,pot in input order (G included; pot excludes the self term).");
+                     "id,ax,ay,az,pot in input order (G included: the file's, as hoshi records "
+                     "it, unless -G is given; pot excludes the self term).");
   o.positional_help("INPUT --out FILE.csv");
-  o.add_options()("input", "particle file (CSV id,x,y,z,vx,vy,vz,m)",
+  o.add_options()("input", "particle file: HDF5, tipsy, Gadget binary or CSV (id,x,y,z,vx,vy,vz,m)",
                   cxxopts::value<std::string>())(
       "out", "output CSV file", cxxopts::value<std::string>())("overwrite",
                                                                "replace an existing output file");
@@ -28,13 +29,14 @@ int cmd_forces(int argc, char** argv) {
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE.csv");
   const std::string out = r["out"].as<std::string>();
   require_new_output(out, flag(r, "overwrite"));
-  const SolverConfig cfg = solver_config(r);
+  SolverConfig cfg = solver_config(r);
   apply_threads(r);
   io::LoadedSnapshot meta;
   ParticleSet p = io::read_particles(r["input"].as<std::string>(), &meta);
   const std::string& note = meta.note;
   if (!note.empty())
     std::cerr << "hoshi forces: " << r["input"].as<std::string>() << ": " << note << "\n";
+  if (!r.count("G")) cfg.G = io::snapshot_G(meta);  // the G the particles were made with
   auto solver = make_solver(cfg, p.size());
   const ForceStats st = solver->compute(p);
   io::write_forces_csv(out, p);

@@ -243,9 +243,20 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
 // left the earlier run's later snapshots beside its own, one series made of two runs).
 // Nothing else in the directory is touched, nor the run's own input (`--ic OUT/snapshot_004.hdf5`
 // or `--ic OUT/checkpoint.hdf5 --overwrite`, which the restart error suggests, and a tipsy
-// file's .param). Says how many it removed.
+// file's .param). Says how many it removed. Only where an earlier hoshi run was (its
+// energy.csv or checkpoint): Gadget-4, AREPO and SWIFT also name their outputs
+// snapshot_NNN.hdf5, and a directory of theirs keeps them.
 void remove_earlier_run_outputs(const std::string& dir, const std::string& input, bool quiet) {
   namespace fs = std::filesystem;
+  {
+    std::ifstream log(dir + "/energy.csv");
+    std::string header;
+    std::getline(log, header);
+    std::error_code ec;
+    if (header.rfind("step,time,dt,kinetic,", 0) != 0 &&
+        !fs::exists(dir + "/" + kCheckpointName, ec))
+      return;
+  }
   const auto numbered = [](const std::string& name, const std::string& prefix,
                            const std::string& rest) {
     if (name.size() <= prefix.size() + rest.size() || name.compare(0, prefix.size(), prefix) != 0)
@@ -274,6 +285,9 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
       std::error_code eq;
       return fs::equivalent(e.path(), in, eq);
     });
+    // An HDF5 file says who wrote it: another code's snapshot_NNN.hdf5 stays.
+    if (ours && name.size() > 5 && name.compare(name.size() - 5, 5, ".hdf5") == 0)
+      ours = io::hdf5_code(e.path().string()) == "hoshi";
     if (ours && !is_input) old.push_back(e.path());
   }
   for (const auto& f : old)
@@ -288,8 +302,10 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
 // ---- energy.csv on restart ------------------------------------------------------------------
 
 // Keeps the header and the rows with step <= `step` (rows written after the checkpoint by the
-// interrupted run are dropped; the continued run writes them again).
-void truncate_energy_log(const std::string& path, std::size_t step) {
+// interrupted run are dropped; the continued run writes them again), except a row at `step`
+// itself that is off the output grid (a multiple of `every`, within `tiny`): the earlier run
+// wrote it because it ended there (its --t-end), and an uninterrupted run has no row there.
+void truncate_energy_log(const std::string& path, std::size_t step, double every, double tiny) {
   std::ifstream in(path);
   if (!in) return;
   std::string line, kept;
@@ -306,6 +322,11 @@ void truncate_energy_log(const std::string& path, std::size_t step) {
                                     ": field step: value '" + field +
                                     "' (not a step number; the energy log is damaged)");
       if (s > step) break;
+      if (s == step) {
+        const std::size_t c1 = line.find(','), c2 = line.find(',', c1 + 1);
+        const double t = std::strtod(line.substr(c1 + 1, c2 - c1 - 1).c_str(), nullptr);
+        if (std::abs(t - std::round(t / every) * every) > tiny) break;
+      }
     }
     kept += line + "\n";
     header = false;
@@ -659,7 +680,7 @@ int cmd_run(int argc, char** argv) {
     start.recompute_forces = !force_changes.empty();
     cfg.start = &start;
     make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
-    truncate_energy_log(cfg.out_dir + "/energy.csv", start.step);
+    truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, cfg.output_every, tiny);
     io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
     const std::string ic = r["ic"].as<std::string>();
@@ -682,8 +703,11 @@ int cmd_run(int argc, char** argv) {
       check_ic_file(r);
       io::LoadedSnapshot s = io::load_snapshot(ic);
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
-      if (s.format != io::SnapshotFormat::csv && s.format != io::SnapshotFormat::gadget)
-        io::convert_units(s.particles, s.units, units);
+      // A file without units is taken to be in the run's units (a tipsy file's are G = 1 ones:
+      // the run's length and mass units); one with units is converted from them.
+      if (s.format == io::SnapshotFormat::tipsy && !s.units_known)
+        s.units = io::units_g1(units.length_cm, units.mass_g), s.units_known = true;
+      if (s.units_known) io::convert_units(s.particles, s.units, units);
       // tipsy files are in G = 1 units (write_tipsy converts with the run's G): with -G other
       // than the unit system's, the velocities go back to that G (the file's system unchanged).
       if (s.format == io::SnapshotFormat::tipsy && cfg.solver.G != units.G()) {

@@ -121,7 +121,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       cxxopts::value<std::string>()->default_value("auto"))(
       "G",
       "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
-      "galaxy; built-in models scale their velocities to it)",
+      "galaxy; built-in models scale their velocities to it; hoshi forces: the input file's "
+      "recorded G unless given)",
       cxxopts::value<std::string>()->default_value("1"))(
       "precision", "direct solver arithmetic: float (fast SIMD) or double (reference)",
       cxxopts::value<std::string>()->default_value("float"));
@@ -272,6 +273,9 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
   if (info) {
     info->time = meta.time;
     info->units = meta.units;
+    info->units_known = meta.units_known;
+    info->parameters = meta.parameters;   // the run's settings and its G, where hoshi wrote them
+    info->G = io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
   return p;
 }

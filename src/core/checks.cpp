@@ -41,14 +41,14 @@ void require_valid_particles(const ParticleSet& p, const std::string& what) {
     for (const auto& [name, v] : fields) {
       if (!std::isfinite(v)) {
         std::ostringstream s;
-        s << what << ": particle id " << p.id[i] << ": field " << name << " is " << v
+        s << what << ": particle id " << p.id[i] << ": field " << name << ": value " << v
           << " (must be finite)";
         throw std::invalid_argument(s.str());
       }
     }
     if (p.m[i] < 0) {
       std::ostringstream s;
-      s << what << ": particle id " << p.id[i] << ": field m is " << p.m[i]
+      s << what << ": particle id " << p.id[i] << ": field m: value " << p.m[i]
         << " (masses must be >= 0)";
       throw std::invalid_argument(s.str());
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <optional>
@@ -48,9 +49,12 @@ class EnergyLog {
   EnergyLog(const std::string& dir, bool append) {
     if (dir.empty()) return;
     path_ = dir + "/energy.csv";
+    // A continued run appends, with the header only if the log is gone (deleted by hand).
+    std::error_code ec;
+    const bool header = !append || std::filesystem::file_size(path_, ec) == 0 || ec;
     out_.open(path_, append ? std::ios::app : std::ios::trunc);
     if (!out_) throw std::runtime_error("cannot write " + path_);
-    if (!append)
+    if (header)
       out_ << "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,"
               "virial_ratio\n";
   }
