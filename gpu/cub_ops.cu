@@ -63,15 +63,15 @@ struct Max {
 template <class T, class Op, class Reduce>
 T device_reduce(Op op, std::size_t n, Reduce reduce, T init, CubTemp& temp, cudaStream_t stream) {
   auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), op);
-  DeviceBuffer<T> d_out(1);
+  T* d_out = static_cast<T*>(temp.result(sizeof(T)));
   std::size_t bytes = 0;
   const auto nn = static_cast<std::int64_t>(n);
+  HOSHI_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, in, d_out, nn, reduce, init, stream));
   HOSHI_CUDA_CHECK(
-      cub::DeviceReduce::Reduce(nullptr, bytes, in, d_out.data(), nn, reduce, init, stream));
-  HOSHI_CUDA_CHECK(cub::DeviceReduce::Reduce(temp.get(bytes), bytes, in, d_out.data(), nn, reduce,
-                                             init, stream));
+      cub::DeviceReduce::Reduce(temp.get(bytes), bytes, in, d_out, nn, reduce, init, stream));
   T h;
-  d_out.download(&h, 1, stream);
+  HOSHI_CUDA_CHECK(cudaMemcpyAsync(&h, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream));
+  HOSHI_CUDA_CHECK(cudaStreamSynchronize(stream));
   return h;
 }
 
@@ -79,13 +79,14 @@ template <class Op>
 double device_sum(Op op, std::size_t n, CubTemp& temp, cudaStream_t stream) {
   if (n == 0) return 0.0;
   auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), op);
-  DeviceBuffer<double> d_out(1);
+  double* d_out = static_cast<double*>(temp.result(sizeof(double)));
   std::size_t bytes = 0;
   const auto nn = static_cast<std::int64_t>(n);
-  HOSHI_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, in, d_out.data(), nn, stream));
-  HOSHI_CUDA_CHECK(cub::DeviceReduce::Sum(temp.get(bytes), bytes, in, d_out.data(), nn, stream));
+  HOSHI_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, in, d_out, nn, stream));
+  HOSHI_CUDA_CHECK(cub::DeviceReduce::Sum(temp.get(bytes), bytes, in, d_out, nn, stream));
   double h = 0;
-  d_out.download(&h, 1, stream);
+  HOSHI_CUDA_CHECK(cudaMemcpyAsync(&h, d_out, sizeof(double), cudaMemcpyDeviceToHost, stream));
+  HOSHI_CUDA_CHECK(cudaStreamSynchronize(stream));
   return h;
 }
 

@@ -10,7 +10,7 @@
 namespace hoshi::gpu {
 
 // Tiled shared-memory direct summation in float32 (gpu/direct.cu). Positions are taken
-// relative to the bounding-box centre in double before rounding to float. ForceStats phases:
+// relative to the particles' median position in double before rounding to float. ForceStats phases:
 // "upload" (host conversion to float4 + copy), "direct" (kernel, CUDA events), "download".
 // Throws std::invalid_argument when no CUDA device is present.
 std::unique_ptr<GravitySolver> make_cuda_direct_solver(const SolverConfig& config);

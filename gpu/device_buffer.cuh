@@ -117,9 +117,16 @@ class CubTemp {
     buf_.resize(bytes > 0 ? bytes : 1);
     return buf_.data();
   }
+  // A device slot for a reduction's result (kept, like the temporary storage: a buffer made
+  // per call cost a cudaMalloc and a synchronising cudaFree per energy or max|a| reduction).
+  void* result(std::size_t bytes) {
+    out_.resize(bytes > 0 ? bytes : 1);
+    return out_.data();
+  }
 
  private:
   DeviceBuffer<unsigned char> buf_;
+  DeviceBuffer<unsigned char> out_;
 };
 
 // A CUDA event (for timing device work).

@@ -10,7 +10,7 @@
 //    The CPU kernel's 1/sqrt is better; the bound covers both.
 //  * 4 sqrt(N) 2^-24 S1: accumulation of N rounded terms in float, a random walk of N steps of
 //    at most half an ulp of |partial sum| <= S1; 4 sqrt(N) is about 7 standard deviations.
-//  * position rounding: local coordinates (|x| <= L after subtracting the bounding-box centre)
+//  * position rounding: local coordinates (|x| <= L after subtracting the local centre)
 //    rounded to float move each by <= 2^-24 L, so |delta d_ij| <= 2 sqrt(3) 2^-24 L and the
 //    pair term moves by <= 3 |delta d| / r_ij |a_ij| (|grad (d / r^3)| <= 3 / r^3 softened or
 //    not). Not random: summed in full.
@@ -163,7 +163,7 @@ TEST_P(DirectBackends, SplitSourcesSmallN) {
 
 TEST_P(DirectBackends, FarFromTheOriginUsesALocalFrame) {
   // A cluster of size ~1 at 1e6: in global float coordinates every separation would be lost
-  // to 2^-24 x 1e6 ~ 0.06. Relative to the bounding-box centre L ~ 10, and the bound holds.
+  // to 2^-24 x 1e6 ~ 0.06. Relative to the local centre L ~ 10, and the bound holds.
   ParticleSet p = make_plummer(500, 25);
   for (std::size_t i = 0; i < p.size(); ++i) {
     p.x[i] += 1e6;

@@ -47,12 +47,12 @@ class Stepper : public ::testing::TestWithParam<StepperCase> {
 };
 
 TEST_P(Stepper, ForcesEqualTheCudaSolver) {
-  // Direct: the bounding-box centre is exact in both (min and max are exact), so the float4
-  // inputs and the kernel are the same: bitwise equal. Tree: device keys and the stable CUB
-  // sort reproduce the host build's order, so the tree and the walk are the same: equal too.
-  // Relative criterion: alpha |a_old| is formed in double from the same float accelerations
-  // on both sides and rounded to float; a different FMA contraction there changes the float
-  // only within 2^-29 of a rounding boundary (~1e-5 chance over 5000 particles).
+  // Direct: the centre is the same median position in both (rank n/2 of each coordinate, an
+  // exact selection), so the float4 inputs and the kernel are the same: bitwise equal. Tree: device
+  // keys and the stable CUB sort reproduce the host build's order, so the tree and the walk are the
+  // same: equal too. Relative criterion: alpha |a_old| is formed in double from the same float
+  // accelerations on both sides and rounded to float; a different FMA contraction there changes the
+  // float only within 2^-29 of a rounding boundary (~1e-5 chance over 5000 particles).
   const std::size_t n = 5000;
   ParticleSet p = make_plummer(n, 41);
   gpu::DeviceStepper s(config(GetParam()), p);

@@ -36,6 +36,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 
 #include "physics/hostdev.hpp"
 #include "physics/multipole.hpp"
@@ -344,12 +346,19 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const NodeChildr
 
 // The warp policy of the CPU mirror: the 32 lanes one after the other. A lane that indexes
 // another lane's Var inside each() (which the device would not see: there a Var is the lane's
-// own register) aborts, so that the CPU tests catch what the device would get wrong.
+// own register) aborts, so that the CPU tests catch what the device would get wrong. A new Var
+// holds the byte pattern 0xA5 in every lane, not zeros: on the device it is an uninitialised
+// register, so a value read before it was written (by its lane, or by a collective from a lane
+// that never wrote it) must not pass the CPU tests by being 0.
 class HostWarp {
  public:
   template <class T>
   class Var {
    public:
+    Var() {
+      static_assert(std::is_trivially_copyable_v<T>);
+      std::memset(static_cast<void*>(v_), 0xA5, sizeof v_);
+    }
     T& operator[](int l) { return v_[checked(l)]; }
     const T& operator[](int l) const { return v_[checked(l)]; }
 
@@ -363,7 +372,7 @@ class HostWarp {
       }
       return l;
     }
-    T v_[kWarpLanes]{};
+    T v_[kWarpLanes];
   };
 
   template <class F>
