@@ -19,7 +19,7 @@ struct Header {
   double time, redshift;
   std::uint32_t total[6], high[6];
   std::int32_t num_files;
-  double box_size;
+  double box_size, omega0;
 };
 
 // One Fortran record: returns its payload offset and length and moves past it.
@@ -65,7 +65,8 @@ Header parse_header(ByteReader& r, std::size_t offset) {
   r.skip(4, "HEAD.flag_cooling");
   h.num_files = r.get<std::int32_t>("HEAD.num_files");
   h.box_size = r.get<double>("HEAD.BoxSize");
-  r.skip(8 * 3 + 8, "HEAD.cosmology");
+  h.omega0 = r.get<double>("HEAD.Omega0");
+  r.skip(8 * 2 + 8, "HEAD.cosmology");
   for (auto& n : h.high) n = r.get<std::uint32_t>("HEAD.npartTotalHighWord");
   return h;
 }
@@ -124,6 +125,7 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
   out.time = h.time;
   out.redshift = h.redshift;
   out.box_size = h.box_size;
+  out.omega0 = h.omega0;
   out.num_files = h.num_files;
   if (h.num_files < 1) throw_bad_field(name, "HEAD.num_files", h.num_files, "must be >= 1");
   if (!std::isfinite(h.time)) throw_bad_field(name, "HEAD.time", h.time, "must be finite");

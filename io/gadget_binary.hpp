@@ -21,7 +21,8 @@ namespace hoshi::io {
 struct GadgetBinaryData {
   ParticleSet particles;
   double time = 0, redshift = 0, box_size = 0;
-  int format = 1;  // 1 or 2
+  double omega0 = 0;  // > 0: a cosmological run's snapshot (time is the scale factor)
+  int format = 1;     // 1 or 2
   bool big_endian = false;
   bool double_precision = false;
   bool long_ids = false;

@@ -470,10 +470,13 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
       throw_bad_field(file, "Header/Time", out.info.time, "must be finite");
     out.info.redshift = attr_or(h.get(), "Redshift", 0, file, "Header");
     out.info.box_size = attr_or(h.get(), "BoxSize", 0, file, "Header");  // SWIFT: 3 entries
+    out.info.omega0 = attr_or(h.get(), "Omega0", 0, file, "Header");
     const std::optional<UnitSystem> units = read_units(f.get(), file);
     out.info.units = units.value_or(units_henon());
     out.info.units_known = units.has_value();
     out.info.parameters = read_parameters(f.get(), "Parameters");
+    if (const ParamValue* v = find_param(out.info.parameters, "Omega0"))  // Gadget-4's place
+      if (const double* d = std::get_if<double>(v); d && *d > out.info.omega0) out.info.omega0 = *d;
     out.info.state = read_parameters(f.get(), "RunState");
   }
   for (std::size_t t = 0; t < ntypes; ++t) {

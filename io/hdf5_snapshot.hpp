@@ -30,6 +30,7 @@ struct SnapshotInfo {
   double time = 0;      // simulated time, code units
   double redshift = 0;  // always 0 for hoshi's (non-cosmological) runs
   double box_size = 0;  // 0: not periodic
+  double omega0 = 0;    // read: > 0 for a cosmological run's snapshot (Header or Parameters)
   UnitSystem units;     // written into /Units
   // false: the particles came from a file without units (Gadget binary, CSV, an HDF5 or
   // tipsy file without them): no /Units, no unit parameters, no physical time are written, so

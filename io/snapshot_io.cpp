@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 
 #include "io/csv.hpp"
@@ -82,6 +83,17 @@ LoadedSnapshot load_snapshot(const std::string& path) {
     return gas ? std::to_string(gas) + " gas particles skipped (hoshi is collisionless)"
                : std::string();
   };
+  // A cosmological run's snapshot holds comoving positions, Gadget's velocities are v / sqrt(a)
+  // and its time is the scale factor: hoshi, which is not cosmological, takes them as they are.
+  auto cosmology_note = [&](double omega0, double time) {
+    if (!(omega0 > 0)) return;
+    std::ostringstream n;
+    n << (out.note.empty() ? "" : "; ") << "a cosmological snapshot (Omega0 " << omega0 << ", Time "
+      << time
+      << " is a scale factor): positions, velocities and time are taken as they are, as "
+         "physical, without a or h factors";
+    out.note += n.str();
+  };
   switch (*format) {
     case SnapshotFormat::hdf5: {
       SnapshotData d = read_hdf5_snapshot(path);
@@ -91,6 +103,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.units_known = d.info.units_known;
       out.parameters = std::move(d.info.parameters);
       out.note = gas_note(d.skipped[0]);
+      cosmology_note(d.info.omega0, d.info.time);
       break;
     }
     case SnapshotFormat::tipsy: {
@@ -108,6 +121,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.time = d.time;
       out.units = units_henon();  // none in the file: the run's (code) units
       out.note = gas_note(d.skipped[0]);
+      cosmology_note(d.omega0, d.time);
       break;
     }
     case SnapshotFormat::csv:

@@ -583,6 +583,41 @@ TEST(IoGadget, AllVariantsRoundTrip) {
 // A two-file set NAME.0, NAME.1 (format 1, little-endian: num_files at byte 128, npartTotal[1]
 // at byte 104): read in member order; header totals that disagree with the members are an error
 // (they were not checked for sets).
+// A cosmological run's snapshot (Omega0 > 0: comoving positions, Gadget's v / sqrt(a), the
+// scale factor as time) is read as it is, and the commands say so: HDF5 with Omega0 in its
+// Header (Gadget-2/3) or Parameters (Gadget-4), Gadget binary in its header.
+TEST(IoGadget, CosmologicalSnapshotsAreNoted) {
+  ScratchDir dir("cosmo");
+  const ParticleSet p = test::sample_particles(8);
+  const double omega0 = 0.3;
+  // Gadget format 1: the header starts after the 4-byte record marker; Omega0 follows npart,
+  // mass, time, redshift, two flags, npartTotal, flag_cooling, num_files and BoxSize.
+  GadgetWriteOptions o;
+  o.format = 1;
+  o.double_precision = true;
+  write_gadget_binary(dir.file("c.g1"), p, 0.5, o);
+  EXPECT_EQ(load_snapshot(dir.file("c.g1")).note, "");
+  std::string bytes = test::read_all(dir.file("c.g1"));
+  std::memcpy(bytes.data() + 4 + 24 + 48 + 8 + 8 + 8 + 24 + 4 + 4 + 8, &omega0, 8);
+  test::write_all(dir.file("c.g1"), bytes);
+  const LoadedSnapshot g = load_snapshot(dir.file("c.g1"));
+  EXPECT_NE(g.note.find("cosmological snapshot (Omega0 0.3, Time 0.5"), std::string::npos)
+      << g.note;
+  EXPECT_EQ(g.particles.x, p.x);  // taken as they are
+  // HDF5: hoshi's own snapshot says Omega0 = 0; with 0.3 in its Header it is noted.
+  write_hdf5_snapshot(dir.file("c.hdf5"), p, SnapshotInfo{});
+  EXPECT_EQ(load_snapshot(dir.file("c.hdf5")).note, "");
+  const hid_t f = H5Fopen(dir.file("c.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const hid_t a = H5Aopen(h, "Omega0", H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_DOUBLE, &omega0);
+  H5Aclose(a);
+  H5Gclose(h);
+  H5Fclose(f);
+  EXPECT_NE(load_snapshot(dir.file("c.hdf5")).note.find("cosmological snapshot (Omega0 0.3"),
+            std::string::npos);
+}
+
 TEST(IoGadget, MultiFileSetsAndTheirTotals) {
   ScratchDir dir("gadget");
   ParticleSet a = test::sample_particles(6, 1), b = test::sample_particles(4, 2);
