@@ -9,6 +9,7 @@
 #include <optional>
 #include <regex>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "io/atomic_file.hpp"
@@ -343,6 +344,29 @@ void read_columns(hid_t group, const std::string& gname, const std::string& name
   const H5T_class_t cls = H5Tget_class(type.get());
   if (cls != H5T_INTEGER && cls != H5T_FLOAT)
     throw_bad_field(file, field, "non-numeric type", "expected numbers");
+  // Ids stored as signed integers or floats: HDF5's conversion to uint64 clamps a negative
+  // one to 0 and truncates a fraction (reported as a duplicate id 0, or not at all). Read them
+  // as they are and refuse what is not a non-negative integer.
+  if constexpr (std::is_same_v<T, std::uint64_t>) {
+    const bool is_signed = cls == H5T_INTEGER && H5Tget_sign(type.get()) == H5T_SGN_2;
+    if (is_signed || cls == H5T_FLOAT) {
+      std::vector<std::int64_t> ints(is_signed ? n : 0);
+      std::vector<double> reals(is_signed ? 0 : n);
+      if (is_signed)
+        read_columns<std::int64_t>(group, gname, name, H5T_NATIVE_INT64, n, {&ints}, 0, file);
+      else
+        read_columns<double>(group, gname, name, H5T_NATIVE_DOUBLE, n, {&reals}, 0, file);
+      auto* out = *outs.begin();
+      for (std::uint64_t r = 0; r < n; ++r) {
+        if (is_signed && ints[r] < 0) throw_bad_field(file, field, ints[r], "negative particle id");
+        if (!is_signed && !(reals[r] >= 0 && reals[r] < 0x1p64 && reals[r] == std::floor(reals[r])))
+          throw_bad_field(file, field, reals[r], "not a non-negative integer particle id");
+        (*out)[base + r] =
+            is_signed ? static_cast<std::uint64_t>(ints[r]) : static_cast<std::uint64_t>(reals[r]);
+      }
+      return;
+    }
+  }
   std::vector<T> buf;
   for (std::uint64_t r0 = 0; r0 < n; r0 += kChunkRows) {
     const hsize_t rows = std::min<std::uint64_t>(kChunkRows, n - r0);

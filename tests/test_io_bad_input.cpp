@@ -309,5 +309,39 @@ TEST(BadHdf5, NotAGadgetLayout) {
   expect_error(path, {"Header", "missing"});
 }
 
+// Ids as signed integers or floats (some IC generators write them so): HDF5's conversion to
+// uint64 clamped -5 to 0 (reported as "duplicate id 0") and truncated 1.5. Non-negative
+// signed ids read as they are; the others are refused naming the value.
+TEST(BadHdf5, SignedAndFloatIdsAreCheckedNotClamped) {
+  ScratchDir dir("h5");
+  const ParticleSet p = test::sample_particles(4);
+  const auto with_ids = [&](const std::string& name, hid_t type, const void* ids) {
+    const std::string path = dir.file(name);
+    write_hdf5_snapshot(path, p, SnapshotInfo{});
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t g = H5Gopen2(f, "PartType1", H5P_DEFAULT);
+    H5Ldelete(g, "ParticleIDs", H5P_DEFAULT);
+    const hsize_t n = 4;
+    const hid_t s = H5Screate_simple(1, &n, nullptr);
+    const hid_t d = H5Dcreate2(g, "ParticleIDs", type, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, ids);
+    H5Dclose(d);
+    H5Sclose(s);
+    H5Gclose(g);
+    H5Fclose(f);
+    return path;
+  };
+  const std::int64_t good[4] = {7, 3, 9, 0}, negative[4] = {7, -5, 9, 0};
+  const double fraction[4] = {7, 1.5, 9, 0}, whole[4] = {7, 3, 9, 0};
+  EXPECT_EQ(load_snapshot(with_ids("g.hdf5", H5T_NATIVE_INT64, good)).particles.id,
+            (std::vector<std::uint64_t>{7, 3, 9, 0}));
+  EXPECT_EQ(load_snapshot(with_ids("w.hdf5", H5T_NATIVE_DOUBLE, whole)).particles.id,
+            (std::vector<std::uint64_t>{7, 3, 9, 0}));
+  expect_error(with_ids("n.hdf5", H5T_NATIVE_INT64, negative),
+               {"PartType1/ParticleIDs", "-5", "negative particle id"});
+  expect_error(with_ids("f.hdf5", H5T_NATIVE_DOUBLE, fraction),
+               {"PartType1/ParticleIDs", "1.5", "not a non-negative integer"});
+}
+
 }  // namespace
 }  // namespace hoshi::io
