@@ -572,6 +572,17 @@ TEST(IoRun, RestartWithNewForceSettingsRecomputesTheForces) {
   // Unchanged settings say nothing of it.
   ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25", log), 0) << test::read_all(log);
   EXPECT_EQ(test::read_all(log).find("force settings changed"), std::string::npos);
+  // Neither do changed options that leave the forces as they were: the checkpoint records the
+  // resolved forces, and direct summation has no opening angle (--theta was counted as a
+  // change and the restored forces were computed again).
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.3125 --theta 0.3 --walk particle", log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("force settings changed"), std::string::npos)
+      << test::read_all(log);
+  const SnapshotData checkpoint = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  const ParamValue* forces = find_param(checkpoint.info.state, "forces");
+  ASSERT_NE(forces, nullptr);
+  EXPECT_EQ(to_string(*forces), "direct cpu float32 G=1 eps=0.02 plummer");
 }
 
 // A restart option equal in value to the stored one is no change (-G 1.0 against a stored 1

@@ -350,7 +350,8 @@ class RunOutputs : public RunObserver {
  public:
   std::string out_dir;
   io::UnitSystem units;
-  double G = 0;  // the run's (the unit system's, or -G)
+  double G = 0;        // the run's (the unit system's, or -G)
+  std::string forces;  // describe_forces of the run: stored in checkpoints, compared on restart
   io::ParamList parameters;
   io::SnapshotFormat snapshot_format = io::SnapshotFormat::hdf5;
   Schedule snapshots, checkpoints, frames;
@@ -419,7 +420,8 @@ class RunOutputs : public RunObserver {
                {"next_snapshot", snapshots.next},
                {"next_checkpoint", checkpoints.next},
                {"next_frame", frames.next},
-               {"render_extent", render.extent}};
+               {"render_extent", render.extent},
+               {"forces", forces}};
     io::write_hdf5_snapshot(out_dir + "/" + kCheckpointName, p, i);
     since_checkpoint_.restart();
   }
@@ -677,7 +679,21 @@ int cmd_run(int argc, char** argv) {
     if (!(number(r, "render-extent") > 0))
       outputs.render.extent = state_number(st, "render_extent", file);
     p = std::move(checkpoint.particles);
-    start.recompute_forces = !force_changes.empty();
+    // The forces as resolved (an "auto" backend is CUDA on a machine with a device, and the
+    // tree defaults follow it; --theta does not apply to direct summation): recomputed when
+    // they differ from those the checkpoint was made with, whatever the option texts say.
+    // Checkpoints without the record (before 2026-11-30) compare the option texts.
+    if (const io::ParamValue* was = io::find_param(st, "forces")) {
+      const std::string before = io::to_string(*was), now = describe_forces(cfg.solver, p.size());
+      start.recompute_forces = before != now;
+      if (start.recompute_forces)
+        force_changes += std::string(force_changes.empty() ? "" : "; ") + "forces " + now +
+                         " (were " + before + ")";
+      else
+        force_changes.clear();  // e.g. --theta on a direct run: the same forces
+    } else {
+      start.recompute_forces = !force_changes.empty();
+    }
     cfg.start = &start;
     make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
     truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, cfg.output_every, tiny);
@@ -731,6 +747,7 @@ int cmd_run(int argc, char** argv) {
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
     remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
   }
+  outputs.forces = describe_forces(cfg.solver, p.size());
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   outputs.progress_bar = tty && !cfg.quiet;

@@ -8,6 +8,7 @@
 
 #include "core/bounds.hpp"
 #include "core/checks.hpp"
+#include "core/number_text.hpp"
 #include "direct/direct.hpp"
 #include "tree/tree_solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
@@ -219,7 +220,17 @@ ScaleExponents scale_exponents(const ParticleSet& p) {
   return exponents_of(set_size(p));
 }
 
-std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n) {
+namespace {
+
+// make_solver's resolution: the configuration with its "auto" values set, the solver kind and
+// the backend.
+struct Resolved {
+  SolverConfig c;
+  SolverKind kind;
+  Backend backend;
+};
+
+Resolved resolve(const SolverConfig& config, std::size_t n) {
   validate(config);
   SolverConfig c = config;
   Backend backend = c.backend;
@@ -247,9 +258,33 @@ std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size
           "--precision double: the CUDA backend is float32 only (use --backend cpu)");
   }
 #endif
+  return {c, kind, backend};
+}
+
+}  // namespace
+
+std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n) {
+  const auto [c, kind, backend] = resolve(config, n);
   // The double reference needs no rescaling (and is the yardstick for it).
   if (c.precision == Precision::float64) return make_resolved(c, kind, backend);
   return std::make_unique<ScaledSolver>(c, kind, backend);
+}
+
+std::string describe_forces(const SolverConfig& config, std::size_t n) {
+  const auto [c, kind, backend] = resolve(config, n);
+  std::string s = to_string(kind) + " " + to_string(backend) + " " +
+                  (c.precision == Precision::float64 ? "float64" : "float32") +
+                  " G=" + number_text(c.G) + " eps=" + number_text(c.eps) + " " +
+                  to_string(c.softening);
+  if (kind == SolverKind::tree) {
+    const TreeParams& t = c.tree;
+    s += " theta=" + number_text(t.theta) + " criterion=" + to_string(t.criterion);
+    if (t.criterion == Criterion::relative) s += " alpha=" + number_text(t.alpha);
+    s += " order=" + std::to_string(t.order) + " n_leaf=" + std::to_string(t.n_leaf) +
+         " n_group=" + std::to_string(t.n_group) + " local_ratio=" + number_text(t.local_ratio) +
+         " walk=" + to_string(t.walk);
+  }
+  return s;
 }
 
 std::string to_string(SolverKind k) {

@@ -131,6 +131,13 @@ std::size_t direct_tree_crossover_n();
 // build without CUDA, or no device).
 std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n);
 
+// The forces make_solver(config, n) would compute, resolved ("auto" backend, solver, theta,
+// criterion, alpha, walk) and named in one line: "tree cpu float32 G=1 eps=0.01 plummer
+// theta=0.65 criterion=relative alpha=0.02 order=2 n_leaf=16 n_group=128 local_ratio=0.37
+// walk=group", or "direct cpu float32 G=1 eps=0.01 plummer" (the tree settings do not apply).
+// Two configurations with the same text compute the same forces. Throws as make_solver.
+std::string describe_forces(const SolverConfig& config, std::size_t n);
+
 // Validates parameters; throws std::invalid_argument naming the bad value.
 void validate(const SolverConfig& config);
 
