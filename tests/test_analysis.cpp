@@ -46,6 +46,21 @@ TEST(Lagrangian, ExactOrderStatistic) {
   EXPECT_THROW(lagrangian_radii(ParticleSet{}, {0.5}, c), std::invalid_argument);
 }
 
+// The models' masses 1/N at N = 1e6 (not exact in binary): the plain running sum of the
+// enclosed mass drifted by ~1e-11 relative, past the rule's 1e-12 slack, and r10, r50, r90
+// came out one particle too far (100001 instead of 100000).
+TEST(Lagrangian, ExactAtAMillionParticlesOfMassOneOverN) {
+  const std::size_t n = 1000000;
+  ParticleSet p;
+  for (std::size_t i = 0; i < n; ++i)
+    p.push_back(static_cast<double>(i + 1), 0, 0, 0, 0, 0, 1.0 / static_cast<double>(n), i);
+  const auto lr = lagrangian_radii(p, {0.1, 0.5, 0.9, 1.0}, {0, 0, 0});
+  EXPECT_EQ(lr[0], 100000.0);
+  EXPECT_EQ(lr[1], 500000.0);
+  EXPECT_EQ(lr[2], 900000.0);
+  EXPECT_EQ(lr[3], 1000000.0);
+}
+
 // Unequal masses: a heavy particle at r = 1 holding 60% of the mass sets r50.
 TEST(Lagrangian, MassWeighted) {
   ParticleSet p;

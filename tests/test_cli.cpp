@@ -436,6 +436,17 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("given twice"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(prof2));
+
+  // One directory, one stem, two formats (run1/snap.csv, run1/snap.hdf5): two files, not one
+  // given twice (which was the message); named by their whole names.
+  const fs::path h = d / "run1" / "snap.hdf5";
+  ASSERT_EQ(hoshi("ic --ic " + b.string() + " --out " + h.string(), d).status, 0);
+  const fs::path prof3 = d / "prof3";
+  const Result two =
+      hoshi("analyze " + a.string() + " " + h.string() + " --profiles " + prof3.string(), d);
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_EQ(read(prof3 / "snap_csv_radial.csv"), ra);
+  EXPECT_EQ(read(prof3 / "snap_hdf5_radial.csv"), rb);
 }
 
 TEST(Cli, ForcesMatchIndependentDoubleSum) {

@@ -470,6 +470,30 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
     ++rows;
   }
   EXPECT_EQ(rows, 64);
+  // accuracy: the file's G for --errors' a_ref too (the relative errors do not depend on it).
+  ASSERT_EQ(hoshi("accuracy --ic " + conv + " --targets 8 --errors " + dir.file("e2.csv"), log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(
+      hoshi("accuracy --ic " + conv + " --targets 8 -G 1 --errors " + dir.file("e1.csv"), log), 0)
+      << test::read_all(log);
+  const auto a_ref = [](const std::string& path) {
+    std::ifstream f(path);
+    std::string line;
+    std::getline(f, line);  // criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err
+    std::vector<double> out;
+    while (std::getline(f, line)) {
+      std::vector<std::string> v;
+      std::stringstream s(line);
+      for (std::string x; std::getline(s, x, ',');) v.push_back(x);
+      out.push_back(std::stod(v.at(7)));
+    }
+    return out;
+  };
+  const std::vector<double> r2 = a_ref(dir.file("e2.csv")), r1 = a_ref(dir.file("e1.csv"));
+  ASSERT_EQ(r2.size(), r1.size());
+  ASSERT_FALSE(r1.empty());
+  // Printed to 7 significant digits.
+  for (std::size_t i = 0; i < r1.size(); ++i) EXPECT_NEAR(r2[i], 2 * r1[i], 1e-6 * r2[i]) << i;
 }
 
 // hoshi ic --out X.tipsy replaced an existing X.tipsy.param (the units of another file).

@@ -128,11 +128,26 @@ std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<dou
     idx[i] = i;
   }
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return r2[a] < r2[b]; });
-  double total = 0;
-  for (double m : p.m) total += m;
+  // Compensated (Neumaier) sums: a plain running sum of 1e6 equal masses drifts by ~1e-11
+  // relative, beyond the 1e-12 slack below, and the 10% radius came out one particle too far.
+  struct Sum {
+    double s = 0, c = 0;
+    void add(double x) {
+      const double t = s + x;
+      c += std::abs(s) >= std::abs(x) ? (s - t) + x : (x - t) + s;
+      s = t;
+    }
+    double value() const { return s + c; }
+  };
+  Sum all;
+  for (double m : p.m) all.add(m);
+  const double total = all.value();
   std::vector<double> cum(n);
-  double s = 0;
-  for (std::size_t k = 0; k < n; ++k) cum[k] = (s += p.m[idx[k]]);
+  Sum run;
+  for (std::size_t k = 0; k < n; ++k) {
+    run.add(p.m[idx[k]]);
+    cum[k] = run.value();
+  }
   std::vector<double> out;
   for (double f : fractions) {
     // First k with cum[k] >= f total (relative round-off slack for f = 1).

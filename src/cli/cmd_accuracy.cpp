@@ -129,7 +129,11 @@ int cmd_accuracy(int argc, char** argv) {
     errors->out << "criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err\n";
   }
 
-  ParticleSet p = initial_conditions(r);
+  io::SnapshotInfo info;
+  ParticleSet p = initial_conditions(r, &info);
+  // A file's recorded G (as hoshi forces takes it), unless -G is given: the relative errors do
+  // not depend on it, --errors' a_ref does (it came out 43007 times small for galaxy units).
+  if (!r.count("G") && info.G > 0) base.G = info.G;
   const auto targets = sample_targets(p.size(), k, r["seed"].as<std::uint64_t>());
   ForceArrays ref;
   direct_reference(p, base.G, base.softening, base.eps, targets, ref);

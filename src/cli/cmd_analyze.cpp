@@ -1,5 +1,6 @@
 // hoshi analyze SNAPSHOT...: Lagrangian radii, bound mass and profiles of particle snapshots.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -28,13 +29,16 @@ std::string stem(const std::string& path) {
 
 // The profile files' base name of each snapshot: its stem (run/snapshot_010.hdf5:
 // snapshot_010), and where two snapshots share a stem, as many of their parent directories as
-// tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010). The same file given
-// twice is refused.
+// tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010); two files of one
+// directory and stem by their whole names (run/s.tipsy, run/s.gadget: s_tipsy, s_gadget). The
+// same file given twice is refused.
 std::vector<std::string> profile_names(const std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   std::vector<std::vector<std::string>> parts(files.size());  // stem, parent, grandparent, ...
+  std::vector<fs::path> paths;
   for (std::size_t i = 0; i < files.size(); ++i) {
     const fs::path p = fs::absolute(fs::path(files[i])).lexically_normal();
+    paths.push_back(p);
     parts[i].push_back(p.stem().string());
     for (fs::path d = p.parent_path(); d.has_relative_path(); d = d.parent_path())
       parts[i].push_back(d.filename().string());
@@ -51,9 +55,26 @@ std::vector<std::string> profile_names(const std::vector<std::string>& files) {
       for (std::size_t j = i + 1; j < files.size(); ++j) {
         if (name(i) != name(j)) continue;
         const bool more_i = depth[i] < parts[i].size(), more_j = depth[j] < parts[j].size();
-        if (!more_i && !more_j)
-          throw std::invalid_argument("--profiles: snapshot " + files[j] +
-                                      " is given twice (its profiles would overwrite each other)");
+        if (!more_i && !more_j) {
+          std::error_code ec;
+          const auto whole = [&](std::size_t k) {
+            std::string s = paths[k].filename().string();
+            std::replace(s.begin(), s.end(), '.', '_');
+            return s;
+          };
+          if (paths[i] == paths[j] || fs::equivalent(paths[i], paths[j], ec) ||
+              whole(i) == whole(j) || parts[i][0] == whole(i))
+            throw std::invalid_argument(
+                "--profiles: snapshot " + files[j] +
+                (paths[i] == paths[j] || fs::equivalent(paths[i], paths[j], ec)
+                     ? " is given twice (its profiles would overwrite each other)"
+                     : " and " + files[i] + " would write profiles under one name"));
+          parts[i][0] = whole(i);
+          parts[j][0] = whole(j);
+          depth[i] = depth[j] = 1;  // the whole names may tell them apart alone
+          again = true;
+          continue;
+        }
         depth[i] += more_i;
         depth[j] += more_j;
         again = true;

@@ -121,8 +121,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       cxxopts::value<std::string>()->default_value("auto"))(
       "G",
       "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
-      "galaxy; built-in models scale their velocities to it; hoshi forces: the input file's "
-      "recorded G unless given)",
+      "galaxy; built-in models scale their velocities to it; hoshi forces and accuracy: the input "
+      "file's recorded G unless given)",
       cxxopts::value<std::string>()->default_value("1"))(
       "precision", "direct solver arithmetic: float (fast SIMD) or double (reference)",
       cxxopts::value<std::string>()->default_value("float"));
