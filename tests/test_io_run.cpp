@@ -450,26 +450,45 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
   EXPECT_EQ(snapshot_G(load_snapshot(conv)), 2.0);
   EXPECT_EQ(test::read_all(dir.file("conv.tipsy")),
             test::read_all(dir.file("T") + "/snapshot_000.tipsy"));
-  // forces: the file's G unless -G is given.
-  ASSERT_EQ(hoshi("forces " + conv + " --solver direct --out " + dir.file("f2.csv"), log), 0)
+  // forces: the file's G unless -G is given; the tree too, whose relative criterion takes
+  // |a_old| from the file's accelerations, scaled to the G used (they were misjudged by 2x).
+  // The tree on 3000 particles, where the criterion's choices depend on |a_old| / G.
+  const std::string big = dir.file("B");
+  ASSERT_EQ(hoshi("run --ic plummer -n 3000 --solver tree -G 2 --t-end 0 --snapshot-every 1 "
+                  "--quiet --out " +
+                      big,
+                  log),
+            0)
       << test::read_all(log);
-  ASSERT_EQ(hoshi("forces " + conv + " --solver direct -G 1 --out " + dir.file("f1.csv"), log), 0)
-      << test::read_all(log);
-  std::ifstream f1(dir.file("f1.csv")), f2t(dir.file("f2.csv"));
-  std::string l1, l2;
-  std::getline(f1, l1);
-  std::getline(f2t, l2);
-  int rows = 0;
-  while (std::getline(f1, l1) && std::getline(f2t, l2)) {
-    std::vector<double> v1, v2;
-    std::stringstream s1(l1), s2(l2);
-    for (std::string x; std::getline(s1, x, ',');) v1.push_back(std::stod(x));
-    for (std::string x; std::getline(s2, x, ',');) v2.push_back(std::stod(x));
-    ASSERT_EQ(v1.size(), 5u);
-    for (int k = 1; k < 5; ++k) EXPECT_EQ(v2[k], 2 * v1[k]) << l1 << " / " << l2;  // exact: x2
-    ++rows;
+  for (const char* solver : {"direct", "tree"}) {
+    SCOPED_TRACE(solver);
+    const std::string in = solver[0] == 'd' ? conv : big + "/snapshot_000.hdf5";
+    ASSERT_EQ(
+        hoshi("forces " + in + " --solver " + solver + " --overwrite --out " + dir.file("f2.csv"),
+              log),
+        0)
+        << test::read_all(log);
+    ASSERT_EQ(hoshi("forces " + in + " --solver " + solver + " -G 1 --overwrite --out " +
+                        dir.file("f1.csv"),
+                    log),
+              0)
+        << test::read_all(log);
+    std::ifstream f1(dir.file("f1.csv")), f2t(dir.file("f2.csv"));
+    std::string l1, l2;
+    std::getline(f1, l1);
+    std::getline(f2t, l2);
+    int rows = 0;
+    while (std::getline(f1, l1) && std::getline(f2t, l2)) {
+      std::vector<double> v1, v2;
+      std::stringstream s1(l1), s2(l2);
+      for (std::string x; std::getline(s1, x, ',');) v1.push_back(std::stod(x));
+      for (std::string x; std::getline(s2, x, ',');) v2.push_back(std::stod(x));
+      ASSERT_EQ(v1.size(), 5u);
+      for (int k = 1; k < 5; ++k) EXPECT_EQ(v2[k], 2 * v1[k]) << l1 << " / " << l2;  // exact: x2
+      ++rows;
+    }
+    EXPECT_EQ(rows, solver[0] == 'd' ? 64 : 3000);
   }
-  EXPECT_EQ(rows, 64);
   // accuracy: the file's G for --errors' a_ref too (the relative errors do not depend on it).
   ASSERT_EQ(hoshi("accuracy --ic " + conv + " --targets 8 --errors " + dir.file("e2.csv"), log), 0)
       << test::read_all(log);

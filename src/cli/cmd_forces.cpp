@@ -14,7 +14,9 @@ int cmd_forces(int argc, char** argv) {
   cxxopts::Options o("hoshi forces",
                      "One force evaluation on the particles in INPUT, written as CSV with header "
                      "id,ax,ay,az,pot in input order (G included: the file's, as hoshi records "
-                     "it, unless -G is given; pot excludes the self term).");
+                     "it, unless -G is given; pot excludes the self term). The relative "
+                     "criterion takes |a_old| from the file's accelerations when it has them, "
+                     "else from a barnes94 pass.");
   o.positional_help("INPUT --out FILE.csv");
   o.add_options()("input", "particle file: HDF5, tipsy, Gadget binary or CSV (id,x,y,z,vx,vy,vz,m)",
                   cxxopts::value<std::string>())(
@@ -36,7 +38,15 @@ int cmd_forces(int argc, char** argv) {
   const std::string& note = meta.note;
   if (!note.empty())
     std::cerr << "hoshi forces: " << r["input"].as<std::string>() << ": " << note << "\n";
-  if (!r.count("G")) cfg.G = io::snapshot_G(meta);  // the G the particles were made with
+  // The G the particles were made with, unless -G is given. The relative criterion takes
+  // |a_old| from the file's accelerations when it has them (a hoshi snapshot): they were
+  // computed with the file's G, so another -G scales them (they misjudged every cell by the
+  // ratio of the two).
+  const double file_G = io::snapshot_G(meta);
+  if (!r.count("G")) cfg.G = file_G;
+  if (cfg.G != file_G && file_G > 0)
+    for (auto* a : {&p.ax, &p.ay, &p.az})
+      for (double& v : *a) v *= cfg.G / file_G;
   auto solver = make_solver(cfg, p.size());
   const ForceStats st = solver->compute(p);
   io::write_forces_csv(out, p);
