@@ -401,9 +401,16 @@ std::optional<UnitSystem> read_units(hid_t f, const std::string& file) {
       return v;
     };
     if (has_attr(g.get(), "UnitLength_in_cm") && has_attr(g.get(), "UnitMass_in_g") &&
-        has_attr(g.get(), "UnitVelocity_in_cm_per_s"))
+        has_attr(g.get(), "UnitVelocity_in_cm_per_s")) {
+      // The Header's copy (AREPO) is taken only when it is usable: other writers may leave
+      // placeholders there, which must not turn a readable file into an error.
+      if (std::string(gname) == "Header")
+        for (const char* key : {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"})
+          if (const double v = attr_or(g.get(), key, 0, file, gname); !(v > 0 && std::isfinite(v)))
+            return std::nullopt;
       return units_from_cgs(unit("UnitLength_in_cm"), unit("UnitMass_in_g"),
                             unit("UnitVelocity_in_cm_per_s"));
+    }
     if (has_attr(g.get(), "Unit length in cgs (U_L)") &&
         has_attr(g.get(), "Unit mass in cgs (U_M)") &&
         has_attr(g.get(), "Unit time in cgs (U_t)")) {

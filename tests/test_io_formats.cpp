@@ -235,6 +235,21 @@ TEST(IoHdf5, UnitsAreKnownOnlyWhenTheFileHasThem) {
   EXPECT_TRUE(a.units_known);
   EXPECT_EQ(a.units.name, "galaxy");
   EXPECT_NEAR(snapshot_G(a), g.G(), 1e-9 * g.G());
+  // Placeholders (0) in the Header are no units, and no error either.
+  write_hdf5_snapshot(dir.file("z.hdf5"), test::sample_particles(3), none);
+  f = H5Fopen(dir.file("z.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t hz = H5Gopen2(f, "Header", H5P_DEFAULT);
+  for (const char* name : {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"}) {
+    const double zero = 0;
+    const hid_t sp = H5Screate(H5S_SCALAR);
+    const hid_t at = H5Acreate2(hz, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(at, H5T_NATIVE_DOUBLE, &zero);
+    H5Aclose(at);
+    H5Sclose(sp);
+  }
+  H5Gclose(hz);
+  H5Fclose(f);
+  EXPECT_FALSE(load_snapshot(dir.file("z.hdf5")).units_known);
   // hoshi's own snapshots have them.
   write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), sample_info(units_galaxy()));
   EXPECT_TRUE(load_snapshot(dir.file("s.hdf5")).units_known);
