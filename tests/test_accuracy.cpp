@@ -61,6 +61,12 @@ TEST(Accuracy, QuantilesAndErrors) {
   EXPECT_NEAR(e.p90, 9e-3, 1e-12);
   EXPECT_NEAR(e.max, 10e-3, 1e-12);
   EXPECT_NEAR(e.pot_p50, 10e-3, 1e-12);
+  // A reference that cancels to round-off (4e-17 at a lattice's centre) is floored at 1e-6 of
+  // the median |a_ref|: an absolute error of 1e-3 reads 1e3, not 2.5e13.
+  ref.ax[0] = 4e-17;
+  p.ax[9] = 1e-3;
+  EXPECT_NEAR(target_errors(p, t, ref).acc[0], 1e3, 1e-9);
+  EXPECT_NEAR(target_errors(p, t, ref).acc[1], 2e-3, 1e-12);  // the others as they were
 }
 
 namespace fs = std::filesystem;

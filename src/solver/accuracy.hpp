@@ -15,8 +15,10 @@ namespace hoshi {
 std::vector<std::size_t> sample_targets(std::size_t n, std::size_t k, std::uint64_t seed);
 
 // The relative errors |a - a_ref| / |a_ref| (acc) and |pot - pot_ref| / |pot_ref| (pot) of
-// each target, in target order (p's values at targets[k] against ref entry k); a target whose
-// reference is exactly zero (an isolated particle) has the absolute error.
+// each target, in target order (p's values at targets[k] against ref entry k); |a_ref| is
+// floored at 1e-6 of its median over the targets (a reference that cancels to round-off by
+// symmetry gave relative errors of 1e10), and a target whose reference is exactly zero with
+// the floor (an isolated particle) has the absolute error.
 struct TargetErrors {
   std::vector<double> acc, pot;
 };
