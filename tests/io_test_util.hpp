@@ -2,6 +2,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <filesystem>
 #include <fstream>
@@ -57,6 +58,28 @@ inline std::string read_all(const std::string& path) {
 inline void write_all(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Sets the scalar double attribute `name` of `group` in the HDF5 file at `path`, creating it if
+// absent: how the tests turn one of hoshi's files into another code's (or a damaged one).
+inline void set_hdf5_double(const std::string& path, const char* group, const char* name,
+                            double value) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << path;
+  const hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+  ASSERT_GE(g, 0) << path << " " << group;
+  hid_t a = -1;
+  if (H5Aexists(g, name) > 0) {
+    a = H5Aopen(g, name, H5P_DEFAULT);
+  } else {
+    const hid_t s = H5Screate(H5S_SCALAR);
+    a = H5Acreate2(g, name, H5T_NATIVE_DOUBLE, s, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(s);
+  }
+  EXPECT_GE(H5Awrite(a, H5T_NATIVE_DOUBLE, &value), 0) << path << " " << name;
+  H5Aclose(a);
+  H5Gclose(g);
+  H5Fclose(f);
 }
 
 // The message of the std::invalid_argument that f throws ("" if it throws nothing).

@@ -290,13 +290,7 @@ TEST(BadHdf5, UnitsMustBePositiveAndFinite) {
   for (double bad : {0.0, -1.0, std::nan("")}) {
     ScratchDir dir("bad");
     const std::string path = hdf5_file(dir);
-    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    const hid_t g = H5Gopen2(f, "Units", H5P_DEFAULT);
-    const hid_t a = H5Aopen(g, "UnitLength_in_cm", H5P_DEFAULT);
-    H5Awrite(a, H5T_NATIVE_DOUBLE, &bad);
-    H5Aclose(a);
-    H5Gclose(g);
-    H5Fclose(f);
+    test::set_hdf5_double(path, "Units", "UnitLength_in_cm", bad);
     expect_error(path, {"Units/UnitLength_in_cm", "a unit must be positive and finite"});
   }
 }

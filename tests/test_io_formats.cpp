@@ -212,43 +212,27 @@ TEST(IoHdf5, UnitsAreKnownOnlyWhenTheFileHasThem) {
   SnapshotInfo none;
   none.units_known = false;
   write_hdf5_snapshot(dir.file("n.hdf5"), test::sample_particles(3), none);
-  hid_t f = H5Fopen(dir.file("n.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  EXPECT_EQ(H5Lexists(f, "Units", H5P_DEFAULT), 0);
   const LoadedSnapshot n = load_snapshot(dir.file("n.hdf5"));
   EXPECT_FALSE(n.units_known);
   EXPECT_EQ(snapshot_G(n), 1.0);
-  // Units written into /Header only (AREPO's copy of them): galaxy units, G = 43007.1.
-  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
-  const UnitSystem g = units_galaxy();
-  for (const auto& [name, v] : {std::pair<const char*, double>{"UnitLength_in_cm", g.length_cm},
-                                {"UnitMass_in_g", g.mass_g},
-                                {"UnitVelocity_in_cm_per_s", g.velocity_cm_s}}) {
-    const hid_t sp = H5Screate(H5S_SCALAR);
-    const hid_t a = H5Acreate2(h, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
-    H5Aclose(a);
-    H5Sclose(sp);
+  {
+    const hid_t f = H5Fopen(dir.file("n.hdf5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    EXPECT_EQ(H5Lexists(f, "Units", H5P_DEFAULT), 0);
+    H5Fclose(f);
   }
-  H5Gclose(h);
-  H5Fclose(f);
+  // Units written into /Header only (AREPO's copy of them): galaxy units, G = 43007.1.
+  const UnitSystem g = units_galaxy();
+  test::set_hdf5_double(dir.file("n.hdf5"), "Header", "UnitLength_in_cm", g.length_cm);
+  test::set_hdf5_double(dir.file("n.hdf5"), "Header", "UnitMass_in_g", g.mass_g);
+  test::set_hdf5_double(dir.file("n.hdf5"), "Header", "UnitVelocity_in_cm_per_s", g.velocity_cm_s);
   const LoadedSnapshot a = load_snapshot(dir.file("n.hdf5"));
   EXPECT_TRUE(a.units_known);
   EXPECT_EQ(a.units.name, "galaxy");
   EXPECT_NEAR(snapshot_G(a), g.G(), 1e-9 * g.G());
   // Placeholders (0) in the Header are no units, and no error either.
   write_hdf5_snapshot(dir.file("z.hdf5"), test::sample_particles(3), none);
-  f = H5Fopen(dir.file("z.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  const hid_t hz = H5Gopen2(f, "Header", H5P_DEFAULT);
-  for (const char* name : {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"}) {
-    const double zero = 0;
-    const hid_t sp = H5Screate(H5S_SCALAR);
-    const hid_t at = H5Acreate2(hz, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(at, H5T_NATIVE_DOUBLE, &zero);
-    H5Aclose(at);
-    H5Sclose(sp);
-  }
-  H5Gclose(hz);
-  H5Fclose(f);
+  for (const char* name : {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"})
+    test::set_hdf5_double(dir.file("z.hdf5"), "Header", name, 0.0);
   EXPECT_FALSE(load_snapshot(dir.file("z.hdf5")).units_known);
   // hoshi's own snapshots have them.
   write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), sample_info(units_galaxy()));
@@ -622,13 +606,7 @@ TEST(IoGadget, CosmologicalSnapshotsAreNoted) {
   // HDF5: hoshi's own snapshot says Omega0 = 0; with 0.3 in its Header it is noted.
   write_hdf5_snapshot(dir.file("c.hdf5"), p, SnapshotInfo{});
   EXPECT_EQ(load_snapshot(dir.file("c.hdf5")).note, "");
-  const hid_t f = H5Fopen(dir.file("c.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
-  const hid_t a = H5Aopen(h, "Omega0", H5P_DEFAULT);
-  H5Awrite(a, H5T_NATIVE_DOUBLE, &omega0);
-  H5Aclose(a);
-  H5Gclose(h);
-  H5Fclose(f);
+  test::set_hdf5_double(dir.file("c.hdf5"), "Header", "Omega0", omega0);
   EXPECT_NE(load_snapshot(dir.file("c.hdf5")).note.find("cosmological snapshot (Omega0 0.3"),
             std::string::npos);
 }

@@ -55,6 +55,20 @@ double state(const SnapshotData& d, const char* key) {
   return std::get<double>(*v);
 }
 
+// The rows of a CSV file after its header, split at the commas.
+std::vector<std::vector<std::string>> csv_rows(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  std::getline(f, line);
+  std::vector<std::vector<std::string>> rows;
+  while (std::getline(f, line)) {
+    std::stringstream s(line);
+    rows.emplace_back();
+    for (std::string x; std::getline(s, x, ',');) rows.back().push_back(x);
+  }
+  return rows;
+}
+
 const std::string kRun = "run --ic plummer -n 64 --dt 0.0625 --solver direct --quiet ";
 
 TEST(IoRun, RestartContinuesBitForBit) {
@@ -411,14 +425,8 @@ TEST(IoRun, FilesWithoutUnitsAreInTheRunsUnits) {
                     log),
               0)
         << test::read_all(log);
-    std::ifstream f(out + "/energy.csv");
-    std::string line;
-    std::getline(f, line);
-    std::getline(f, line);
-    std::vector<double> v;
-    std::stringstream s(line);
-    for (std::string x; std::getline(s, x, ',');) v.push_back(std::stod(x));
-    return std::make_pair(v.at(3), v.at(4));  // kinetic, potential
+    const auto rows = csv_rows(out + "/energy.csv");
+    return std::make_pair(std::stod(rows.at(0).at(3)), std::stod(rows.at(0).at(4)));  // K, W
   };
   const auto [k_csv, w_csv] = first_energies(csv, dir.file("C"));
   const auto [k_h5, w_h5] = first_energies(h5, dir.file("H"));
@@ -473,21 +481,14 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
                     log),
               0)
         << test::read_all(log);
-    std::ifstream f1(dir.file("f1.csv")), f2t(dir.file("f2.csv"));
-    std::string l1, l2;
-    std::getline(f1, l1);
-    std::getline(f2t, l2);
-    int rows = 0;
-    while (std::getline(f1, l1) && std::getline(f2t, l2)) {
-      std::vector<double> v1, v2;
-      std::stringstream s1(l1), s2(l2);
-      for (std::string x; std::getline(s1, x, ',');) v1.push_back(std::stod(x));
-      for (std::string x; std::getline(s2, x, ',');) v2.push_back(std::stod(x));
-      ASSERT_EQ(v1.size(), 5u);
-      for (int k = 1; k < 5; ++k) EXPECT_EQ(v2[k], 2 * v1[k]) << l1 << " / " << l2;  // exact: x2
-      ++rows;
+    const auto f1 = csv_rows(dir.file("f1.csv")), f2 = csv_rows(dir.file("f2.csv"));
+    ASSERT_EQ(f1.size(), solver[0] == 'd' ? 64u : 3000u);
+    ASSERT_EQ(f2.size(), f1.size());
+    for (std::size_t i = 0; i < f1.size(); ++i) {
+      ASSERT_EQ(f1[i].size(), 5u);  // id,ax,ay,az,pot
+      for (int k = 1; k < 5; ++k)
+        EXPECT_EQ(std::stod(f2[i].at(k)), 2 * std::stod(f1[i][k])) << i;  // exact: x2
     }
-    EXPECT_EQ(rows, solver[0] == 'd' ? 64 : 3000);
   }
   // accuracy: the file's G for --errors' a_ref too (the relative errors do not depend on it).
   ASSERT_EQ(hoshi("accuracy --ic " + conv + " --targets 8 --errors " + dir.file("e2.csv"), log), 0)
@@ -496,16 +497,8 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
       hoshi("accuracy --ic " + conv + " --targets 8 -G 1 --errors " + dir.file("e1.csv"), log), 0)
       << test::read_all(log);
   const auto a_ref = [](const std::string& path) {
-    std::ifstream f(path);
-    std::string line;
-    std::getline(f, line);  // criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err
-    std::vector<double> out;
-    while (std::getline(f, line)) {
-      std::vector<std::string> v;
-      std::stringstream s(line);
-      for (std::string x; std::getline(s, x, ',');) v.push_back(x);
-      out.push_back(std::stod(v.at(7)));
-    }
+    std::vector<double> out;  // criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err
+    for (const auto& row : csv_rows(path)) out.push_back(std::stod(row.at(7)));
     return out;
   };
   const std::vector<double> r2 = a_ref(dir.file("e2.csv")), r1 = a_ref(dir.file("e1.csv"));

@@ -307,15 +307,14 @@ struct FillVisitor {
 
 // The group's interaction list straight into the buffers, padded to kW: the group's own
 // particles, then the walks of the subtrees of the candidate nodes cand[0, ncand). Accepted
-// cells farther than group radius / local_ratio from the group centre go to the far buffer.
+// cells that the FarRule sends to the group's local expansion go to the far buffer.
 void walk_fill(const TreeView& t, const Group& grp, const GroupBox& b, Criterion criterion,
                double alpha_a, double local_ratio, int order, const std::uint32_t* cand,
                std::size_t ncand, GroupBuffers& g) {
   const double radius = box_radius(b);
-  const double far_d2 = far_distance2(radius, local_ratio);
   const FarRule far(radius, local_ratio, order, criterion, alpha_a);
   FillVisitor v{&t, &b, &g};
-  v.inv_scale = far_d2 < std::numeric_limits<double>::infinity() ? 1 / radius : 1;
+  v.inv_scale = far.far_d2 < std::numeric_limits<double>::infinity() ? 1 / radius : 1;
   g.scale = 1 / v.inv_scale;
   g.far.n = 0;
   // The group's own particles (every one is in an opened leaf: a box never accepts a node
