@@ -555,6 +555,42 @@ TEST(TreeForces, LocalExpansionsLeaveADominantPointMassExact) {
   }
 }
 
+// Gadget's relative criterion estimates a cell's error as M l^2 / d^4, which assumes its mass is
+// spread. A cell of side 1 with mass 1 at one corner and a particle of 0.2 at the opposite
+// corner, facing a target 0.2 beyond it (just outside the guard radius), next to a perturber
+// of mass 1000 (|a_old| ~ 125, so alpha |a_old| is large): the estimate passes, the real error
+// of the cell is 0.037 of |a| (measured before mac_relative_bound_ok). With Salmon & Warren's
+// bound the cell may err by at most kRelativeBoundFactor alpha |a_old|: that is the bound
+// (6e-3 at alpha 0.0015; measured 6e-8, the cell is opened). One-particle leaves and groups,
+// so that the cell is a node and the target's group is the target; the CUDA group mode's
+// groups of 32 hold the whole set and open the cell anyway.
+TEST_P(TreeForcesOn, RelativeCriterionBoundsACellWithItsMassAtOneCorner) {
+  const double light = 0.2;
+  const double com = (4.01 + 4.99 * light) / (1 + light);  // per axis
+  const double b_max = std::sqrt(3.0) * (4.99 - com);
+  const double guard = std::sqrt(3.0) * (0.6 + 4.5 - com);   // r_guard = 0.6 sqrt(3) l + delta
+  const double s = (guard - b_max + 0.01) / std::sqrt(3.0);  // target offset per axis
+  ParticleSet p;
+  p.push_back(0, 0, 0, 0, 0, 0, 1e-3, 0);  // the root cube [0, 8]^3: the cell is [4, 5]^3
+  p.push_back(8, 8, 8, 0, 0, 0, 1e-3, 1);
+  p.push_back(4.01, 4.01, 4.01, 0, 0, 0, 1.0, 2);
+  p.push_back(4.99, 4.99, 4.99, 0, 0, 0, light, 3);
+  p.push_back(4.99 + s, 4.99 + s, 4.99 + s, 0, 0, 0, 1e-6, 4);  // the target
+  p.push_back(5.1, 5.1, 7.9, 0, 0, 0, 1e3, 5);
+  const std::vector<std::size_t> targets{4};
+  ForceArrays ref;
+  direct_reference(p, 1.0, Softening::plummer, 0.0, targets, ref);
+  TreeConfig cfg = tree_config(kThetaParticleWalk, 2, GetParam(), Criterion::relative);
+  cfg.tree.alpha = kAlphaParticleWalk;
+  cfg.tree.n_leaf = 1;
+  cfg.tree.n_group = 1;
+  auto solver = solver_for(cfg, p.size());
+  solver->compute(p);
+  solver->compute(p);  // with |a_old|
+  const Errors e = errors(p, targets, ref);
+  EXPECT_LT(e.acc.back(), kRelativeBoundFactor * kAlphaParticleWalk);
+}
+
 TEST(TreeForces, AutoSettingsResolveForTheBackendUsed) {
   // What the CLI fills in for "--backend auto" (the CPU group walk's values until the backend
   // is known), then resolved for CUDA (make_solver and the device stepper) and for the CPU.

@@ -58,7 +58,8 @@ inline WalkParams<Real> make_walk_params(Criterion criterion, int order, Softeni
 template <class Real>
 HOSTDEV inline bool node_accepted(const TreeNode& n, Real d2, Criterion criterion, Real alpha_a) {
   if (criterion == Criterion::relative)
-    return mac_accept_relative(d2, Real(n.rcrit2), Real(n.m), Real(n.side * n.side), alpha_a);
+    return mac_accept_relative(d2, Real(n.rcrit2), Real(n.m), Real(n.side * n.side), alpha_a,
+                               n.b_max, n.mr2);
   return mac_accept(d2, Real(n.rcrit2));
 }
 
