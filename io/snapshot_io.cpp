@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -145,6 +146,31 @@ double snapshot_G(const LoadedSnapshot& s, double fallback) {
       if (g > 0 && std::isfinite(g)) return g;
     }
   return s.units_known ? s.units.G() : fallback;
+}
+
+std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
+  if (format == SnapshotFormat::hdf5 || format == SnapshotFormat::tipsy) return "";
+  std::string out;
+  UnitSystem reader = units_henon();  // what a reader assumes without --units
+  if (info.units_known && info.units.name != "henon") {
+    if (info.units.name == "custom") {
+      std::ostringstream o;
+      o << "units of " << info.units.length_cm << " cm, " << info.units.mass_g << " g, "
+        << info.units.velocity_cm_s << " cm/s";
+      out = o.str();
+      reader = info.units;
+    } else {
+      out = "--units " + info.units.name;
+      reader = info.units;
+    }
+  }
+  const double G = info.G > 0 ? info.G : info.units_known ? info.units.G() : 0.0;
+  if (G > 0 && std::abs(G - reader.G()) > 1e-9 * reader.G()) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, G).ptr;  // shortest round trip
+    out += (out.empty() ? "-G " : " -G ") + std::string(text, end);
+  }
+  return out;
 }
 
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,

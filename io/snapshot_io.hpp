@@ -51,6 +51,13 @@ LoadedSnapshot load_snapshot(const std::string& path);
 // tipsy files are in G = 1 units), else `fallback` (a file without units: Gadget binary, CSV).
 double snapshot_G(const LoadedSnapshot& s, double fallback = 1.0);
 
+// What a file of `format` written from `info` cannot record, as the options that read it back
+// in the same system: Gadget binary and CSV carry no units or G, so a reader takes them in its
+// own run's units with their G. Returns e.g. "--units galaxy", "-G 2", "--units galaxy -G 2",
+// or "" when nothing is lost (HDF5, tipsy; henon units with G = 1; units unknown and no G).
+// A custom unit system (not henon or galaxy) is named by its scalings.
+std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info);
+
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).
 // Gadget binary (double, 64-bit ids, format 2) and CSV carry no units or parameters.
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,

@@ -508,6 +508,127 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
   for (std::size_t i = 0; i < r1.size(); ++i) EXPECT_NEAR(r2[i], 2 * r1[i], 1e-6 * r2[i]) << i;
 }
 
+// hoshi ic had no --units or -G: a galaxy-units model (what hoshi run --units galaxy starts
+// from) could not be written, and converting a galaxy-units snapshot to Gadget binary or CSV,
+// which carry no units, silently dropped them (read back in henon units: unbound, its forces
+// 43007x small). Now ic makes a model as run does, converts or declares a file's units, and
+// notes how to read back a file that cannot record them.
+TEST(IoRun, IcWritesTheRunsModelInItsUnitsAndNotesWhatAFormatCannotRecord) {
+  ScratchDir dir("run");
+  const std::string log = dir.file("log"), g = dir.file("g.hdf5");
+  for (const std::string units : {"--units galaxy", "-G 2"}) {
+    SCOPED_TRACE(units);
+    const std::string a = dir.file(units[1] == 'G' ? "G2" : "GAL"), ic = a + ".hdf5";
+    ASSERT_EQ(hoshi("ic --ic plummer -n 64 --seed 3 " + units + " --out " + ic, log), 0)
+        << test::read_all(log);
+    ASSERT_EQ(hoshi(kRun + "--seed 3 " + units + " --t-end 0 --snapshot-every 1 --out " + a, log),
+              0)
+        << test::read_all(log);
+    const LoadedSnapshot m = load_snapshot(ic), r = load_snapshot(a + "/snapshot_000.hdf5");
+    EXPECT_EQ(m.particles.x, r.particles.x);
+    EXPECT_EQ(m.particles.vx, r.particles.vx);
+    EXPECT_EQ(m.particles.m, r.particles.m);
+    EXPECT_EQ(m.units.name, r.units.name);
+    EXPECT_EQ(snapshot_G(m), snapshot_G(r));
+  }
+  ASSERT_EQ(hoshi("ic --ic plummer -n 64 --seed 3 --units galaxy --out " + g, log), 0);
+  // Gadget binary: the note names the option that reads it back, and with it the set is the
+  // same (without it, henon: G = 1).
+  ASSERT_EQ(hoshi("ic --ic " + g + " --out " + dir.file("g.gadget"), log), 0);
+  EXPECT_NE(test::read_all(log).find("cannot record units or G: read it with --units galaxy"),
+            std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(
+      hoshi("ic --ic " + dir.file("g.gadget") + " --units galaxy --out " + dir.file("back.hdf5"),
+            log),
+      0)
+      << test::read_all(log);
+  const LoadedSnapshot a = load_snapshot(g), b = load_snapshot(dir.file("back.hdf5"));
+  EXPECT_EQ(b.units.name, "galaxy");
+  EXPECT_EQ(b.particles.x, a.particles.x);
+  EXPECT_EQ(b.particles.vx, a.particles.vx);
+  EXPECT_EQ(snapshot_G(b), snapshot_G(a));
+  ASSERT_EQ(hoshi("ic --ic " + dir.file("g.gadget") + " --out " + dir.file("p.csv") + " -G 2", log),
+            0);
+  EXPECT_NE(test::read_all(log).find("read it with -G 2"), std::string::npos)
+      << test::read_all(log);
+  // HDF5 records them: no note. A file with units converts to --units: masses in henon units
+  // are 1e10 Msun / 2.325e5 Msun = 43007.1 of them, and G is 1 there.
+  ASSERT_EQ(hoshi("ic --ic " + g + " --units henon --out " + dir.file("h.hdf5"), log), 0);
+  EXPECT_EQ(test::read_all(log).find("note"), std::string::npos) << test::read_all(log);
+  const LoadedSnapshot h = load_snapshot(dir.file("h.hdf5"));
+  EXPECT_EQ(h.units.name, "henon");
+  EXPECT_NEAR(h.particles.m[0] / a.particles.m[0], units_galaxy().G(), 1e-9 * units_galaxy().G());
+  EXPECT_NEAR(snapshot_G(h), 1.0, 1e-12);
+  // A file's recorded G is not replaced by -G (that would change its dynamics).
+  EXPECT_EQ(hoshi("ic --ic " + g + " -G 3 --out " + dir.file("x.hdf5"), log), 2);
+  EXPECT_NE(test::read_all(log).find("-G 3 with --ic " + g + ": the file records G = 43007"),
+            std::string::npos)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.hdf5")));
+}
+
+// A run's printed and stored parameters are the options as given ("auto" included): a snapshot
+// did not say which solver, theta or alpha computed it, tree options on a run that --solver
+// auto made direct were silently unused, a run from a snapshot at t = 1 silently started at 0,
+// and gadget snapshots of a galaxy-units run silently lost the units. Now /Parameters/forces
+// holds the resolved settings, and each of the others is noted.
+TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
+  ScratchDir dir("run");
+  const std::string log = dir.file("log");
+  const std::string base =
+      "run --ic plummer -n 64 --dt 0.0625 --t-end 0.0625 --snapshot-every "
+      "0.0625 --out ";
+  ASSERT_EQ(hoshi(base + dir.file("D") + " --theta 0.3 --criterion barnes94", log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("note: --theta, --criterion unused: the forces are a direct "
+                                     "sum (--solver auto below N = 2048)"),
+            std::string::npos)
+      << test::read_all(log);
+  const auto forces = [](const std::string& file) {
+    const SnapshotData d = read_hdf5_snapshot(file);
+    const ParamValue* v = find_param(d.info.parameters, "forces");
+    return v ? to_string(*v) : std::string("(none)");
+  };
+  EXPECT_EQ(forces(dir.file("D") + "/snapshot_001.hdf5"),
+            "direct cpu float32 G=1 eps=0.01 plummer");
+  ASSERT_EQ(hoshi(base + dir.file("T") + " --solver tree --backend cpu", log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("unused"), std::string::npos) << test::read_all(log);
+  const std::string tree = forces(dir.file("T") + "/snapshot_001.hdf5");
+  EXPECT_EQ(tree.rfind("tree cpu float32 G=1 eps=0.01 plummer theta=0.65 criterion=relative "
+                       "alpha=0.02 order=2",
+                       0),
+            0u)
+      << tree;
+  EXPECT_NE(test::read_all(log).find("forces: " + tree), std::string::npos) << test::read_all(log);
+  // A restart ignores the stored "forces" (not an option) and continues.
+  ASSERT_EQ(hoshi("run --restart " + dir.file("T") + " --t-end 0.125 --quiet", log), 0)
+      << test::read_all(log);
+  // A new run from a snapshot at t = 0.0625 starts at 0, and says so.
+  ASSERT_EQ(hoshi("run --ic " + dir.file("T") +
+                      "/snapshot_001.hdf5 --t-end 0.0625 --dt 0.0625 "
+                      "--out " +
+                      dir.file("N"),
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("note: the file is at t = 0.0625; this run starts at t = 0"),
+            std::string::npos)
+      << test::read_all(log);
+  // Gadget snapshots of a galaxy-units run: the note names the option that reads them back.
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --units galaxy --dt 1e-4 --t-end 1e-4 --snapshot-every "
+                  "1e-4 --snapshot-format gadget --out " +
+                      dir.file("G"),
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find(
+                "note: gadget snapshots cannot record units or G: read them with --units galaxy"),
+            std::string::npos)
+      << test::read_all(log);
+}
+
 // hoshi ic --out X.tipsy replaced an existing X.tipsy.param (the units of another file).
 TEST(IoRun, ConversionToTipsyKeepsAnExistingParamFile) {
   ScratchDir dir("run");

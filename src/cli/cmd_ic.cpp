@@ -1,24 +1,83 @@
 // hoshi ic: write initial conditions to a file.
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
+#include "core/number_text.hpp"
 #include "io/particle_io.hpp"
+#include "io/snapshot_io.hpp"
+#include "io/units.hpp"
 
 namespace hoshi::cli {
+namespace {
+
+// Unit-dependent entries of a file's /Parameters, rewritten from the new units and G.
+bool unit_parameter(const std::string& key) {
+  for (const char* k : {"G", "units", "GravityConstantInternal", "UnitLength_in_cm",
+                        "UnitMass_in_g", "UnitVelocity_in_cm_per_s", "Time_GYR"})
+    if (key == k) return true;
+  return false;
+}
+
+// --units and -G for a particle file: a file with units is converted to --units (its time and
+// G with it); one without is declared to be in them. -G declares the G of a file that records
+// none; a file's own G cannot be replaced (that would change its dynamics, not its labels).
+void set_file_units(const cxxopts::ParseResult& r, ParticleSet& p, io::SnapshotInfo& info) {
+  const std::string ic = r["ic"].as<std::string>();
+  bool changed = false;
+  if (r.count("units")) {
+    const io::UnitSystem to = io::parse_units(r["units"].as<std::string>());
+    if (info.units_known) {
+      const double g_from = info.G > 0 ? info.G : info.units.G();
+      info.time *= io::convert_units(p, info.units, to);
+      info.G = g_from * to.G() / info.units.G();  // G in the new units (a -G run's too)
+    }  // a file without units keeps the G it records, if any (else that of the units)
+    info.units = to;
+    info.units_known = true;
+    changed = true;
+  }
+  if (r.count("G")) {
+    const double g = number(r, "G");
+    if (info.G > 0 && std::abs(g - info.G) > 1e-9 * info.G)
+      throw std::invalid_argument("-G " + r["G"].as<std::string>() + " with --ic " + ic +
+                                  ": the file records G = " + number_text(info.G) +
+                                  " (-G declares the G of a file that records none)");
+    info.G = g;
+    changed = true;
+  }
+  if (changed)
+    info.parameters.erase(std::remove_if(info.parameters.begin(), info.parameters.end(),
+                                         [](const auto& kv) { return unit_parameter(kv.first); }),
+                          info.parameters.end());
+}
+
+}  // namespace
 
 int cmd_ic(int argc, char** argv) {
   cxxopts::Options o("hoshi ic",
                      "Write initial conditions to a file: a model (in its centre-of-mass frame) or "
                      "a particle file converted to another format (its time, units, G and "
-                     "parameters kept; a file without units stays without them).");
+                     "parameters kept; a file without units stays without them; Gadget binary "
+                     "and CSV cannot record units or G, and a note says how to read such a "
+                     "file back).");
   o.add_options()(
       "out",
       "output file, format from the extension: .hdf5 (.h5 .hdf), .tipsy (.std .bin), .gadget "
       "(.g1 .g2 .dat) or .csv",
-      cxxopts::value<std::string>())("overwrite", "replace an existing output file");
+      cxxopts::value<std::string>())("overwrite", "replace an existing output file")(
+      "units",
+      "unit system: henon (G = 1) or galaxy (kpc, km/s, 1e10 Msun, G = 43007.1). A model is "
+      "made in it as hoshi run --units makes it; a file with units is converted to it, a file "
+      "without units is declared to be in it (default: henon for a model, a file's own)",
+      cxxopts::value<std::string>())(
+      "G",
+      "gravitational constant (a model: the unit system's unless given, with its velocities "
+      "scaled to it as hoshi run does; a file that records no G: declares it)",
+      cxxopts::value<std::string>());
   add_ic_options(o);
   auto r = parse_options(o, argc, argv);
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
@@ -35,9 +94,23 @@ int cmd_ic(int argc, char** argv) {
   // relabelled them as henon at t = 0 without converting the values); one without units is
   // written without them (not as henon), so that a run takes it in its own units.
   io::SnapshotInfo info;
-  const ParticleSet p = initial_conditions(r, &info);
+  ParticleSet p = initial_conditions(r, &info);
+  const bool model = is_model(r["ic"].as<std::string>());
+  if (model) {
+    info.units =
+        r.count("units") ? io::parse_units(r["units"].as<std::string>()) : io::units_henon();
+    info.G = r.count("G") ? number(r, "G") : info.units.G();
+    scale_model_to_G(p, info.G);
+  } else {
+    set_file_units(r, p, info);
+  }
   io::write_particles(out, p, info);
   std::cerr << "hoshi ic: wrote " << p.size() << " particles to " << out << "\n";
+  const auto format = io::format_from_extension(out);
+  const std::string lost = format ? io::unrecorded_units(*format, info) : "";
+  if (!lost.empty())
+    std::cerr << "hoshi ic: note: " << out << " (" << io::to_string(*format)
+              << ") cannot record units or G: read it with " << lost << "\n";
   return 0;
 }
 

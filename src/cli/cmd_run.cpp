@@ -700,25 +700,18 @@ int cmd_run(int argc, char** argv) {
     io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
     const std::string ic = r["ic"].as<std::string>();
-    const auto models = model_names();
-    if (std::find(models.begin(), models.end(), ic) != models.end()) {
+    if (is_model(ic)) {
       p = initial_conditions(r);
-      // Models are made in G = 1 units; with another G (the unit system's, or -G) they keep
-      // their length and mass units and their velocities scale to it, v -> v sqrt(G), so that
-      // they start in the same equilibrium (a 1e10 Msun, kpc-sized Plummer sphere in galaxy
-      // units; the same sphere, faster, with -G 2).
-      if (cfg.solver.G != 1.0) {
-        const double s = std::sqrt(cfg.solver.G);
-        for (std::size_t i = 0; i < p.size(); ++i) {
-          p.vx[i] *= s;
-          p.vy[i] *= s;
-          p.vz[i] *= s;
-        }
-      }
+      scale_model_to_G(p, cfg.solver.G);  // the unit system's G, or -G
     } else {
       check_ic_file(r);
       io::LoadedSnapshot s = io::load_snapshot(ic);
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
+      // A new run's clock starts at 0 (its output times are multiples from there); only
+      // --restart continues a run's own time.
+      if (s.time != 0 && !cfg.quiet)
+        std::cout << "hoshi run: " << ic << ": note: the file is at t = " << s.time
+                  << "; this run starts at t = 0 (--restart DIR continues a run in its own time)\n";
       // A file without units is taken to be in the run's units (a tipsy file's are G = 1 ones:
       // the run's length and mass units); one with units is converted from them.
       if (s.format == io::SnapshotFormat::tipsy && !s.units_known)
@@ -748,6 +741,17 @@ int cmd_run(int argc, char** argv) {
     remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
   }
   outputs.forces = describe_forces(cfg.solver, p.size());
+  // The forces as resolved ("auto" settings filled in for this N and backend) beside the
+  // options as given: a snapshot's /Parameters then says what computed it (not a run option:
+  // a restart takes only option names from the checkpoint).
+  outputs.parameters.emplace_back("forces", outputs.forces);
+  // Tree settings with --solver auto below the crossover, where the direct sum is used.
+  std::string unused;
+  if (!restart && outputs.forces.rfind("direct", 0) == 0)
+    for (const char* key :
+         {"theta", "criterion", "alpha", "order", "n-leaf", "n-group", "local-ratio", "walk"})
+      if (r.count(key) && r[key].as<std::string>() != "auto")
+        unused += std::string(unused.empty() ? "" : ", ") + "--" + key;
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   outputs.progress_bar = tty && !cfg.quiet;
@@ -775,6 +779,21 @@ int cmd_run(int argc, char** argv) {
       col += static_cast<int>(item.size());
     }
     std::cout << "\n";
+    std::cout << "forces: " << outputs.forces << "\n";
+    if (!unused.empty())
+      std::cout << "note: " << unused << " unused: the forces are a direct sum ("
+                << (cfg.solver.solver != SolverKind::automatic ? std::string("--solver direct")
+                    : p.size() < direct_tree_crossover_n()
+                        ? "--solver auto below N = " + std::to_string(direct_tree_crossover_n())
+                        : std::string("--solver auto with --precision double"))
+                << ")\n";
+    io::SnapshotInfo written;
+    written.units = units;
+    written.G = cfg.solver.G;
+    const std::string lost = io::unrecorded_units(outputs.snapshot_format, written);
+    if (outputs.snapshots.every > 0 && !lost.empty())
+      std::cout << "note: " << io::to_string(outputs.snapshot_format)
+                << " snapshots cannot record units or G: read them with " << lost << "\n";
   }
 
   RunResult res;

@@ -171,6 +171,21 @@ std::vector<std::string> model_names() {
   return hoshi::model_names();  // the registry (ic/models.hpp) includes plummer, uniform, kepler
 }
 
+bool is_model(const std::string& ic) {
+  const auto names = model_names();
+  return std::find(names.begin(), names.end(), ic) != names.end();
+}
+
+void scale_model_to_G(ParticleSet& p, double G) {
+  if (G == 1.0) return;
+  const double s = std::sqrt(G);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p.vx[i] *= s;
+    p.vy[i] *= s;
+    p.vz[i] *= s;
+  }
+}
+
 void add_ic_options(cxxopts::Options& o, const std::string& default_n) {
   o.add_options("initial conditions")(
       "ic",

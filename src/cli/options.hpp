@@ -50,6 +50,11 @@ void check_ic_file(const cxxopts::ParseResult& r);
 std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::ParseResult& r);
 // The model names --ic accepts (anything else is read as a file).
 std::vector<std::string> model_names();
+bool is_model(const std::string& ic);
+// Models are made in G = 1 units; with another G they keep their length and mass units and
+// their velocities scale to it, v -> v sqrt(G), so that they start in the same equilibrium (a
+// 1e10 Msun, kpc-sized Plummer sphere in galaxy units; the same sphere, faster, with -G 2).
+void scale_model_to_G(ParticleSet& p, double G);
 
 // --threads K (0: all cores). apply_threads sets OpenMP's thread count.
 void add_threads_option(cxxopts::Options& options);
