@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Two disk galaxies (equal mass, bound orbit e = 0.8 of the point masses, pericentre 0.2,
-# started at separation 1.5, the second disk inclined by 60 degrees)
-# merging: frames every 0.5 time units, made into OUT/merger.mp4 when ffmpeg is present and
+# Two disk galaxies (equal mass, started at separation 1.5 with the angular momentum of an
+# e = 0.8 orbit of pericentre 0.2 and, since their halos overlap deeply there, no radial speed:
+# the model warns that the orbit is less bound than e = 0.8 asks; the second disk inclined by
+# 60 degrees) merging: frames every 0.5 time units, made into OUT/merger.mp4 when ffmpeg is present and
 # into the contact sheet OUT/merger_sheet.png otherwise (needs matplotlib).
 # Usage: examples/merger.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi; N=10000
 #        particles, T_END=16)
