@@ -1,4 +1,7 @@
 // hoshi: the command-line driver. Thin: it parses options and calls library functions.
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -49,9 +52,27 @@ void print_version() {
 #endif
 }
 
+// OpenMP threads that wait for work spin before they sleep, libgomp's for 300000 spins by
+// default: long enough that where other processes keep the cores busy a waiting thread burns
+// the time slice the thread it waits for needs. Beside a compile job on 2 cores a default run
+// (8192 particles, t = 0..1, 2 threads) took 5.9-6.4 s instead of 0.7 s, a tree force at
+// N = 8000 0.100 s instead of 0.009 (docs/performance.md). libgomp reads its settings when it is
+// loaded, before main, so hoshi sets GOMP_SPINCOUNT=10000 (a few tens of microseconds; on an
+// idle machine the same speed) and executes itself again, unless OMP_WAIT_POLICY or
+// GOMP_SPINCOUNT is set already (the user's choice) or it runs under valgrind (which the new
+// process would leave). Where /proc/self/exe cannot be executed, it goes on as it is.
+void limit_openmp_spinning(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
+  if (const char* preload = std::getenv("LD_PRELOAD"); preload && std::strstr(preload, "vgpreload"))
+    return;
+  if (::setenv("GOMP_SPINCOUNT", "10000", 1) != 0) return;
+  ::execv("/proc/self/exe", argv);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  limit_openmp_spinning(argv);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_help();
     return argc < 2 ? 2 : 0;
