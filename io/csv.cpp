@@ -48,17 +48,44 @@ void write_text(const std::string& path, const std::string& text) {
   });
 }
 
+// A line before the particles: blank, a comment ("# ..."), the header (plain, or behind "#" as
+// numpy.savetxt(..., header=...) writes it; spaces and tabs ignored), or something else.
+// `prefix`: the header may go on (format detection; read_csv then names what follows).
+enum class Lead { blank, comment, header, other };
+
+Lead classify(std::string_view line, bool prefix = false) {
+  line = trim(line);
+  if (line.empty()) return Lead::blank;
+  const bool hash = line.front() == '#';
+  if (hash) line.remove_prefix(1);
+  std::string h;
+  for (char c : line)
+    if (c != ' ' && c != '\t') h += c;
+  if (h == kHeader || (prefix && h.compare(0, kHeader.size(), kHeader) == 0)) return Lead::header;
+  return hash ? Lead::comment : Lead::other;
+}
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";  // UTF-8 byte order mark (spreadsheets write it)
+
 }  // namespace
 
 bool looks_like_csv(const unsigned char* data, std::size_t size) {
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < size && k < kHeader.size(); ++i) {
-    const char c = static_cast<char>(data[i]);
-    if (c == ' ' || c == '\t') continue;
-    if (c != kHeader[k]) return false;
-    ++k;
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
+  while (!text.empty()) {
+    const auto eol = text.find('\n');
+    switch (classify(text.substr(0, eol), true)) {
+      case Lead::header:
+        return true;
+      case Lead::other:
+        return false;
+      default:
+        break;
+    }
+    if (eol == std::string_view::npos) break;
+    text.remove_prefix(eol + 1);
   }
-  return k == kHeader.size();
+  return false;
 }
 
 ParticleSet read_csv(const std::string& path) {
@@ -66,21 +93,29 @@ ParticleSet read_csv(const std::string& path) {
   if (!in) throw std::invalid_argument(path + ": cannot open file");
   std::string line;
   std::size_t lineno = 0;
-  if (!std::getline(in, line))
-    fail(path, 1, "empty file (expected header " + std::string(kHeader) + ")");
-  ++lineno;
-  {
-    std::string h;
-    for (char c : line)
-      if (c != ' ' && c != '\t' && c != '\r') h += c;
-    if (h != kHeader)
-      fail(path, 1,
-           "header is '" + std::string(trim(line)) + "', expected '" + std::string(kHeader) + "'");
+  // Blank and comment lines may precede the header, which may follow a "#" (numpy.savetxt).
+  for (bool header = false; !header;) {
+    if (!std::getline(in, line))
+      fail(path, lineno + 1,
+           lineno == 0 ? "empty file (expected header " + std::string(kHeader) + ")"
+                       : "no header " + std::string(kHeader) + " (only blank and # lines)");
+    if (++lineno == 1 && line.compare(0, kBom.size(), kBom) == 0) line.erase(0, kBom.size());
+    switch (classify(line)) {
+      case Lead::header:
+        header = true;
+        break;
+      case Lead::other:
+        fail(path, lineno,
+             "header is '" + std::string(trim(line)) + "', expected '" + std::string(kHeader) +
+                 "' (blank and # lines may come before it)");
+      default:
+        break;
+    }
   }
   ParticleSet p;
   while (std::getline(in, line)) {
     ++lineno;
-    if (trim(line).empty()) continue;
+    if (trim(line).empty() || trim(line).front() == '#') continue;  // blank, or a comment
     std::string_view rest(line);
     std::string_view f[8];
     int nf = 0;

@@ -8,13 +8,16 @@
 
 namespace hoshi::io {
 
-// Reads a particle CSV. Throws std::invalid_argument "FILE:LINE: field F: value V (why)" for a
-// wrong header, a wrong number of fields, a malformed or non-finite number, a negative mass,
+// Reads a particle CSV. Blank lines and lines starting with "#" are skipped anywhere; the header
+// may follow a "#" (numpy.savetxt(..., header="id,x,y,z,vx,vy,vz,m", delimiter=",") writes it
+// so) and a UTF-8 byte order mark. Throws std::invalid_argument "FILE:LINE: field F: value V (why)"
+// for a wrong header, a wrong number of fields, a malformed or non-finite number, a negative mass,
 // duplicate ids, or zero total mass.
 ParticleSet read_csv(const std::string& path);
 
-// True when the first bytes of a file begin with the particle CSV header (spaces and tabs
-// ignored, as read_csv does): the content signature of format detection.
+// True when the first bytes of a file hold the particle CSV header before anything but blank
+// and "#" lines (spaces and tabs ignored, as read_csv does): the content signature of format
+// detection.
 bool looks_like_csv(const unsigned char* data, std::size_t size);
 
 // Writes particles as CSV (shortest round-trip decimal representation), atomically.

@@ -59,7 +59,7 @@ std::optional<SnapshotFormat> format_from_extension(const std::string& path) {
 std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path) {
   if (is_hdf5_file(path)) return SnapshotFormat::hdf5;
   std::ifstream in(path, std::ios::binary);
-  std::vector<unsigned char> head(300);
+  std::vector<unsigned char> head(4096);  // a CSV's comment lines may precede its header
   in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
   head.resize(static_cast<std::size_t>(in.gcount()));
   std::error_code ec;

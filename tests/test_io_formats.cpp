@@ -713,5 +713,56 @@ TEST(IoDetect, ContentDecidesBeforeTheExtension) {
   EXPECT_THROW(read_particles(other), std::invalid_argument);
 }
 
+// Comments, numpy's header and a byte order mark: numpy.savetxt(f, a, delimiter=",",
+// header="id,x,y,z,vx,vy,vz,m") writes the header as "# id,...", spreadsheets begin with a
+// UTF-8 byte order mark, and tables carry "#" comment lines; all three were refused as a wrong
+// header. They read as the plain file does, and are detected as CSV from their content.
+TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
+  ScratchDir dir("csv");
+  const ParticleSet p = test::sample_particles(20);
+  const std::string plain = dir.file("p.csv");
+  write_csv(plain, p);
+  const std::string text = test::read_all(plain);
+  const std::string body = text.substr(text.find('\n') + 1);
+  const std::string comments(5000, '#');  // beyond the 4096 bytes detection reads: by extension
+  for (const std::string& variant :
+       {"# id,x,y,z,vx,vy,vz,m\n" + body, "\xEF\xBB\xBF" + text,
+        "# made by a script\n\n#units: kpc\n" + text, "\xEF\xBB\xBF# a comment\n" + text,
+        text.substr(0, text.find('\n') + 1) + "# a comment between rows\n\n" + body,
+        comments + "\n" + text}) {
+    SCOPED_TRACE(variant.substr(0, 40));
+    const bool long_comment = variant.compare(0, comments.size(), comments) == 0;
+    for (const char* name : {"v.csv", "v.dat"}) {
+      if (long_comment && name[2] == 'd') continue;  // by its extension: a Gadget file
+      const std::string f = dir.file(name);
+      test::write_all(f, variant);
+      EXPECT_EQ(detect_snapshot_format(f), SnapshotFormat::csv) << name;
+      const ParticleSet q = read_particles(f);
+      EXPECT_EQ(q.x, p.x);
+      EXPECT_EQ(q.m, p.m);
+      EXPECT_EQ(q.id, p.id);
+    }
+  }
+  // Still refused, naming the line: another header after comments; only comments.
+  const std::string bad = dir.file("bad.csv");
+  test::write_all(bad, "# a comment\nid,x,y,z,vx,vy,vz\n0,1,2,3,0,0,0\n");
+  try {
+    read_particles(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(bad + ":2: header is 'id,x,y,z,vx,vy,vz'"),
+              std::string::npos)
+        << e.what();
+  }
+  test::write_all(bad, "# a comment\n\n");
+  try {
+    read_particles(bad);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no header id,x,y,z,vx,vy,vz,m"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace hoshi::io
