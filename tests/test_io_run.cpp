@@ -566,6 +566,11 @@ TEST(IoRun, IcWritesTheRunsModelInItsUnitsAndNotesWhatAFormatCannotRecord) {
             std::string::npos)
       << test::read_all(log);
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.hdf5")));
+  for (const char* bad : {"-G 0", "-G -1", "--units cgs"})
+    EXPECT_EQ(
+        hoshi(std::string("ic --ic plummer -n 8 ") + bad + " --out " + dir.file("x.hdf5"), log), 2)
+        << bad;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.hdf5")));
 }
 
 // A run's printed and stored parameters are the options as given ("auto" included): a snapshot

@@ -81,6 +81,9 @@ int cmd_ic(int argc, char** argv) {
   add_ic_options(o);
   auto r = parse_options(o, argc, argv);
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
+  if (r.count("G") && !(number(r, "G") > 0))  // number() refuses what is not finite
+    throw std::invalid_argument("invalid -G " + r["G"].as<std::string>() + " (must be > 0)");
+  if (r.count("units")) io::parse_units(r["units"].as<std::string>());  // before any work
   const std::string out = r["out"].as<std::string>();
   require_new_output(out, flag(r, "overwrite"));
   // A tipsy file's units go to OUT.param beside it, which must not be replaced silently either.
