@@ -118,11 +118,11 @@ std::string format_length(double v) {
 
 }  // namespace
 
-int parse_axis(const std::string& name) {
+int parse_axis(const std::string& name, const std::string& option) {
   if (name == "x") return 0;
   if (name == "y") return 1;
   if (name == "z") return 2;
-  throw std::invalid_argument("--axis: value '" + name + "' is not one of x, y, z");
+  throw std::invalid_argument(option + ": value '" + name + "' is not one of x, y, z");
 }
 
 std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,

@@ -43,7 +43,7 @@ Image render_surface_density(const ParticleSet& p, const RenderOptions& options)
 // Writes an 8-bit RGB PNG atomically; throws std::runtime_error on failure.
 void write_png(const std::string& path, const Image& image);
 
-// "x", "y", "z" -> 0, 1, 2; throws std::invalid_argument naming the value.
-int parse_axis(const std::string& name);
+// "x", "y", "z" -> 0, 1, 2; throws std::invalid_argument naming `option` and the value.
+int parse_axis(const std::string& name, const std::string& option = "--axis");
 
 }  // namespace hoshi::io

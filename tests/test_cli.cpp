@@ -98,6 +98,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // Values printed as given (std::to_string printed 1.000000 and -0.000000).
       {"ic --ic kepler --eccentricity 1.0000001", "invalid eccentricity 1.0000001 (need"},
       {"ic --ic uniform --radius -1e-7", "invalid radius -1e-07 (must be > 0)"},
+      // The option as the user gave it (it was reported as --axis).
+      {"run --render-axis w", "--render-axis: value 'w' is not one of x, y, z"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args + " --out " + (d / "o").string(), d);

@@ -597,7 +597,7 @@ int cmd_run(int argc, char** argv) {
   outputs.checkpoints.every = number(r, "checkpoint-every");
   outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
   outputs.frames.every = number(r, "render-every");
-  outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>());
+  outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>(), "--render-axis");
   outputs.render.extent = number(r, "render-extent");
   outputs.render.resolution = integer(r, "render-resolution");
   outputs.render.units = units;
