@@ -273,5 +273,31 @@ TEST(AnalyzeCommand, CsvAndProfiles) {
   EXPECT_EQ(run("analyze"), 2);
 }
 
+// --axis takes the letters of hoshi render --axis (docs/models.md; "z" was refused as not a
+// number) as the unit vectors: the same disk profiles as the vectors they name.
+TEST(AnalyzeCommand, AxisLettersAreTheUnitVectors) {
+  const fs::path d = scratch("axis");
+  io::write_csv((d / "g.csv").string(), DiskGalaxyModel(DiskGalaxyParams{}).sample(3000, 5));
+  const auto profile = [&](const std::string& axis, const std::string& dir) {
+    EXPECT_EQ(run("analyze " + (d / "g.csv").string() + axis + " --profiles " + (d / dir).string()),
+              0)
+        << axis;
+    std::ifstream in(d / dir / "g_disk.csv");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  const std::string z = profile(" --axis 0,0,1", "z_vector");
+  ASSERT_NE(z, "");
+  EXPECT_EQ(profile(" --axis z", "z_letter"), z);
+  EXPECT_EQ(profile("", "z_default"), z);
+  const std::string x = profile(" --axis 1,0,0", "x_vector");
+  EXPECT_NE(x, z);  // another plane: the test can tell the axes apart
+  EXPECT_EQ(profile(" --axis x", "x_letter"), x);
+  EXPECT_EQ(profile(" --axis y", "y_letter"), profile(" --axis 0,1,0", "y_vector"));
+  EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --axis w"), 2);
+  EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --axis 0,0,0"), 2);
+}
+
 }  // namespace
 }  // namespace hoshi

@@ -17,6 +17,7 @@
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
 #include "io/atomic_file.hpp"
+#include "io/render.hpp"
 #include "io/snapshot_io.hpp"
 
 namespace hoshi::cli {
@@ -136,8 +137,10 @@ int cmd_analyze(int argc, char** argv) {
       "run1_snapshot_010)",
       cxxopts::value<std::string>())("bins", "profile bins",
                                      cxxopts::value<std::string>()->default_value("30"))(
-      "axis", "disk axis x,y,z, or 'spin' for the angular momentum of the inner half mass",
-      cxxopts::value<std::string>()->default_value("0,0,1"))(
+      "axis",
+      "disk axis: x, y or z, a vector X,Y,Z (e.g. 1,0,1), or spin (the angular momentum of the "
+      "inner half mass)",
+      cxxopts::value<std::string>()->default_value("z"))(
       "disk-rmax", "outer radius of the disk annuli (0: the 90% Lagrangian radius)",
       cxxopts::value<std::string>()->default_value("0"))(
       "ids",
@@ -160,10 +163,19 @@ int cmd_analyze(int argc, char** argv) {
   Vec3 axis{0, 0, 1};
   const std::string axis_text = r["axis"].as<std::string>();
   const bool spin = axis_text == "spin";
-  if (!spin) {
-    const auto v = parse_double_list(axis_text, "--axis");
+  if (axis_text == "x" || axis_text == "y" || axis_text == "z") {  // as hoshi render --axis
+    axis = {0, 0, 0};
+    axis[static_cast<std::size_t>(io::parse_axis(axis_text))] = 1;
+  } else if (!spin) {
+    std::vector<double> v;
+    try {
+      v = parse_double_list(axis_text, "--axis");
+    } catch (const std::invalid_argument&) {
+      v.clear();  // a word: the message below lists what --axis takes
+    }
     if (v.size() != 3 || (v[0] == 0 && v[1] == 0 && v[2] == 0))
-      throw std::invalid_argument("invalid --axis " + axis_text + " (need x,y,z, not all zero)");
+      throw std::invalid_argument("invalid --axis '" + axis_text +
+                                  "' (expected x, y, z, spin, or a vector X,Y,Z not all zero)");
     axis = {v[0], v[1], v[2]};
   }
   std::string csv_path, prof_dir;
