@@ -115,6 +115,26 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
   EXPECT_EQ(n_file.status, 2);
   EXPECT_NE(n_file.err.find("a file brings its own particles"), std::string::npos) << n_file.err;
   EXPECT_FALSE(fs::exists(d / "o"));
+  // --seed with a particle file (it was ignored), given on the command line or in a parameter
+  // file; hoshi accuracy's --seed also draws its targets, so there it stays allowed.
+  write(d / "seed.yml", "seed: 7\n");
+  for (const std::string& seed : {std::string(" --seed 7"), " " + (d / "seed.yml").string()}) {
+    const Result s_file =
+        hoshi("run --ic " + (d / "in.csv").string() + seed + " --out " + (d / "o").string(), d);
+    EXPECT_EQ(s_file.status, 2) << seed;
+    EXPECT_NE(s_file.err.find("--seed 7 with --ic " + (d / "in.csv").string() +
+                              ": a file brings its own particles"),
+              std::string::npos)
+        << s_file.err;
+    EXPECT_FALSE(fs::exists(d / "o"));
+  }
+  EXPECT_EQ(
+      hoshi("ic --ic " + (d / "in.csv").string() + " --seed 7 --out " + (d / "o.csv").string(), d)
+          .status,
+      2);
+  EXPECT_FALSE(fs::exists(d / "o.csv"));
+  EXPECT_EQ(hoshi("accuracy --ic " + (d / "in.csv").string() + " --seed 7 --targets 5", d).status,
+            0);
   // --model-param with a particle file (it was ignored, and stored in /Parameters).
   const Result p_file = hoshi(
       "run --ic " + (d / "in.csv").string() + " --model-param a=1 --out " + (d / "o").string(), d);

@@ -130,7 +130,8 @@ int cmd_accuracy(int argc, char** argv) {
   }
 
   io::SnapshotInfo info;
-  ParticleSet p = initial_conditions(r, &info);
+  // --seed also draws the targets: with a particle file too.
+  ParticleSet p = initial_conditions(r, &info, /*seed_beyond_models=*/true);
   // A file's recorded G (as hoshi forces takes it), unless -G is given: the relative errors do
   // not depend on it, --errors' a_ref does (it came out 43007 times small for galaxy units).
   if (!r.count("G") && info.G > 0) base.G = info.G;

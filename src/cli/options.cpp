@@ -235,7 +235,7 @@ std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::
   return out;
 }
 
-void check_ic_file(const cxxopts::ParseResult& r) {
+void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
   const std::string ic = r["ic"].as<std::string>();
   std::error_code ec;
   if (!std::filesystem::exists(ic, ec)) {
@@ -250,9 +250,14 @@ void check_ic_file(const cxxopts::ParseResult& r) {
     throw std::invalid_argument("--model-param with --ic " + ic +
                                 ": a file brings its own particles (the parameters shape the "
                                 "models)");
+  if (r.count("seed") && !seed_beyond_models)
+    throw std::invalid_argument("--seed " + std::to_string(r["seed"].as<std::uint64_t>()) +
+                                " with --ic " + ic +
+                                ": a file brings its own particles (--seed draws the models)");
 }
 
-ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info) {
+ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info,
+                               bool seed_beyond_models) {
   const std::string ic = r["ic"].as<std::string>();
   const auto seed = r["seed"].as<std::uint64_t>();
   const ModelParams params = given_model_params(r);
@@ -281,7 +286,7 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     return make_uniform_sphere(parse_size(r["particles"].as<std::string>(), "-n"), seed,
                                number(r, "radius"));
   if (ic == "kepler") return make_kepler(number(r, "eccentricity"));
-  check_ic_file(r);
+  check_ic_file(r, seed_beyond_models);
   io::LoadedSnapshot meta;
   ParticleSet p = io::read_particles(ic, &meta);
   if (!meta.note.empty()) std::cerr << "hoshi: " << ic << ": " << meta.note << "\n";

@@ -39,10 +39,14 @@ SolverConfig solver_config(const cxxopts::ParseResult& r);
 void add_ic_options(cxxopts::Options& options, const std::string& default_n = "8192");
 // The model (-n given with kepler, a two-body model, is an error) or the file's particles.
 // With a particle file, `info` (if given) receives its time and units (a model: unchanged).
-ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info = nullptr);
+// `seed_beyond_models`: the command uses --seed for more than the models (hoshi accuracy's
+// targets), so a file may come with it (check_ic_file).
+ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info = nullptr,
+                               bool seed_beyond_models = false);
 // --ic names a file: it must exist (else the error lists the models, in case of a typo), and
-// -n, which sizes the models, must not be given.
-void check_ic_file(const cxxopts::ParseResult& r);
+// -n, --model-param and (unless `seed_beyond_models`) --seed, which make the models, must not
+// be given (on the command line or in a parameter file).
+void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models = false);
 
 // Every effective parameter (defaults included) of the registry model that --ic and
 // --model-param select, as ("model.KEY", value); empty when --ic is not built by the registry
