@@ -704,6 +704,29 @@ TEST(IoRun, RestartRefusesWhatItCannotHonour) {
   EXPECT_EQ(t[3], 0.25);
 }
 
+// --dt with --eta > 0 was ignored (the adaptive step sets every step): giving both, on the
+// command line or in a parameter file, is an error. A restart of an adaptive run inherits the
+// stored default dt with its eta, which is no error; a --dt given to it is one.
+TEST(IoRun, FixedStepWithAdaptiveStepIsAnError) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log"), yml = dir.file("dt.yml");
+  const std::string adaptive = "run -n 64 --solver direct --quiet --eta 0.05 ";
+  EXPECT_EQ(hoshi(adaptive + "--dt 0.01 --t-end 0.0625 --out " + a, log), 2);
+  EXPECT_NE(test::read_all(log).find("--dt 0.01 with --eta 0.05: "), std::string::npos)
+      << test::read_all(log);
+  test::write_all(yml, "dt: 0.01\n");
+  EXPECT_EQ(hoshi(adaptive + yml + " --t-end 0.0625 --out " + a, log), 2);
+  EXPECT_NE(test::read_all(log).find("--dt 0.01 with --eta 0.05: "), std::string::npos)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(a));
+  ASSERT_EQ(hoshi(adaptive + "--t-end 0.0625 --out " + a, log), 0) << test::read_all(log);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.125", log), 0) << test::read_all(log);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --dt 0.01", log), 2);
+  // --eta 0 is the fixed step, where --dt applies.
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --eta 0 --dt 0.0625", log), 0)
+      << test::read_all(log);
+}
+
 // A restart with another force setting (here the softening) computes the restored state's
 // forces again: its first step is that of a new run from the checkpoint's particles with that
 // setting (it kicked with the old setting's stored accelerations).

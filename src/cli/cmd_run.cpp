@@ -71,8 +71,9 @@ class SignalGuard {
 void add_run_options(cxxopts::Options& o) {
   o.add_options("run")("t-end", "simulated end time",
                        cxxopts::value<std::string>()->default_value("10"))(
-      "dt", "fixed time step", cxxopts::value<std::string>()->default_value("0.0078125"))(
-      "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) (not symplectic)",
+      "dt", "fixed time step (not with --eta > 0, which sets every step)",
+      cxxopts::value<std::string>()->default_value("0.0078125"))(
+      "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic)",
       cxxopts::value<std::string>()->default_value("0"))(
       "out", "output directory (energy.csv, snapshots, checkpoint)",
       cxxopts::value<std::string>()->default_value("hoshi_out"))(
@@ -529,10 +530,17 @@ int cmd_run(int argc, char** argv) {
         stored.emplace_back(k, io::to_string(v));
     append_params(args, file, stored, infos);
   }
+  std::vector<std::pair<std::string, std::string>> file_params;
   if (first.count("params")) {
     const std::string file = first["params"].as<std::string>();
-    append_params(args, file, io::read_param_file(file), infos);
+    file_params = io::read_param_file(file);
+    append_params(args, file, file_params, infos);
   }
+  // Given on the command line or in the parameter file (not inherited from a checkpoint).
+  const auto given = [&](const std::string& name) {
+    return first.count(name) > 0 || std::any_of(file_params.begin(), file_params.end(),
+                                                [&](const auto& kv) { return kv.first == name; });
+  };
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   if (restart) args.push_back("--out=" + restart_dir);
 
@@ -577,6 +585,12 @@ int cmd_run(int argc, char** argv) {
   cfg.t_end = number(r, "t-end");
   cfg.dt = number(r, "dt");
   cfg.eta = number(r, "eta");
+  // The adaptive step sets every step: a --dt given with it was ignored.
+  if (cfg.eta > 0 && given("dt"))
+    throw std::invalid_argument("--dt " + r["dt"].as<std::string>() + " with --eta " +
+                                r["eta"].as<std::string>() +
+                                ": the adaptive step sets every step and --dt would be ignored; "
+                                "give one of them (--eta 0: fixed steps of --dt)");
   cfg.output_every = number(r, "output-every");
   cfg.out_dir = r["out"].as<std::string>();
   cfg.quiet = flag(r, "quiet");
