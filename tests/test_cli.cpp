@@ -89,7 +89,14 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic hernquist --model-param mass_cut=1e-30", "need 1e-6 <= mass_cut"},
       {"ic --ic disk --model-param disk_Rmax=1e-6", "invalid disk_Rmax"},
       {"ic --ic disk --model-param disk_z0=100", "invalid disk_z0 100"},
-      {"ic --ic disk --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},
+      {"ic --ic disk-nfw --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},
+      // Keys of another model (the Hernquist halo has no cutoff: halo_r_cut was ignored).
+      {"ic --ic disk --model-param halo_r_cut=3",
+       "unknown parameter 'halo_r_cut' for model disk (a key of disk-nfw; valid: halo_mass,"},
+      {"ic --ic merger --model-param halo_r_cut=3",
+       "unknown parameter 'halo_r_cut' for model merger (a key of disk-nfw; valid: "},
+      {"ic --ic hernquist --model-param r_cut=3",
+       "unknown parameter 'r_cut' for model hernquist (a key of nfw; valid: a, mass_cut)"},
       {"ic --ic disk --model-param bulge_fraction=-3", "invalid bulge_fraction -3"},
       // A merger's errors name the galaxy (the secondary's keys are g2.KEY) and its particles.
       {"ic --ic merger -n 2000 --model-param model2=disk,g2.disk_Q=-1",

@@ -29,10 +29,10 @@ struct ModelSpec {
   std::vector<Key> keys;
 };
 
+// disk and merger (Hernquist halo); disk-nfw adds halo_r_cut (disk_nfw_keys).
 const std::vector<Key> kGalaxyKeys = {
     {"halo_mass", 1.0, "halo mass"},
     {"halo_a", 1.0, "halo scale radius"},
-    {"halo_r_cut", 10.0, "NFW halo exponential cutoff radius (disk-nfw only)"},
     {"disk_mass", 0.05, "disk mass"},
     {"disk_Rd", 0.1, "disk exponential scale length"},
     {"disk_z0", 0.01, "disk sech^2 scale height"},
@@ -45,6 +45,12 @@ const std::vector<Key> kGalaxyKeys = {
     {"bulge_fraction", 0.1, "fraction of the particles in the bulge (if bulge_mass > 0)"},
     {"mass_cut", 0.999, "halo and bulge radii below this fraction of their mass"},
 };
+
+std::vector<Key> disk_nfw_keys() {
+  std::vector<Key> k = kGalaxyKeys;
+  k.insert(k.begin() + 2, {"halo_r_cut", 10.0, "NFW halo exponential cutoff radius"});
+  return k;
+}
 
 std::vector<Key> merger_keys() {
   std::vector<Key> k = kGalaxyKeys;
@@ -91,7 +97,7 @@ const std::vector<ModelSpec>& specs() {
         {"r_cut", 10.0, "cutoff radius in units of a"},
         {"mass_cut", 0.999, "radii below this fraction of the mass"}}},
       {"disk", "exponential disk in a Hernquist halo (+ optional bulge), G = 1", kGalaxyKeys},
-      {"disk-nfw", "exponential disk in an NFW halo (+ optional bulge), G = 1", kGalaxyKeys},
+      {"disk-nfw", "exponential disk in an NFW halo (+ optional bulge), G = 1", disk_nfw_keys()},
       {"merger",
        "a disk galaxy (Hernquist halo) and a second galaxy (model2) on a Kepler orbit (its energy "
        "corrected for their overlap), G = 1",
@@ -146,14 +152,18 @@ Resolved resolve(const ModelSpec& spec, const ModelParams& given, const std::str
     }
     const bool text = r.text.count(key) > 0;
     if (!text && !r.num.count(key)) {
-      std::string valid;
+      std::string valid, owners;  // owners: the models that do take the key
       for (const auto& k : spec.keys) {
         if (!valid.empty()) valid += ", ";
         valid += prefix + k.name;
       }
+      for (const auto& other : specs())
+        for (const auto& k : other.keys)
+          if (key == k.name) owners += (owners.empty() ? "" : ", ") + std::string(other.name);
       throw std::invalid_argument("unknown parameter '" + prefix + key + "' for model " +
-                                  spec.name + (prefix.empty() ? "" : " (model2)") +
-                                  " (valid: " + (valid.empty() ? "none" : valid) + ")");
+                                  spec.name + (prefix.empty() ? "" : " (model2)") + " (" +
+                                  (owners.empty() ? "" : "a key of " + owners + "; ") +
+                                  "valid: " + (valid.empty() ? "none" : valid) + ")");
     }
     const auto* d = std::get_if<double>(&value);
     if (text != (d == nullptr))
@@ -205,7 +215,7 @@ DiskGalaxyParams galaxy_params(std::map<std::string, double>& v, const std::stri
   g.halo = halo;
   g.halo_mass = v["halo_mass"];
   g.halo_a = v["halo_a"];
-  g.halo_r_cut = v["halo_r_cut"];
+  if (halo == "nfw") g.halo_r_cut = v["halo_r_cut"];  // a key of disk-nfw only
   g.disk_mass = v["disk_mass"];
   g.disk_Rd = v["disk_Rd"];
   g.disk_z0 = v["disk_z0"];
