@@ -76,6 +76,24 @@ int run(const std::string& args) {
   return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
 }
 
+// The options it has are the ones it takes: --solver and --precision were listed in --help but
+// refused with any value (the command measures the float32 tree against the double direct sum).
+TEST(Accuracy, HelpListsNoSolverOrPrecision) {
+  const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_help";
+  fs::create_directories(dir);
+  const std::string help = (dir / "help.txt").string();
+  ASSERT_EQ(run("--help > " + help), 0);
+  std::ifstream in(help);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("--theta"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("--backend"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("--solver"), std::string::npos) << text.str();
+  EXPECT_EQ(text.str().find("--precision"), std::string::npos) << text.str();
+  EXPECT_EQ(run("-n 100 --solver tree 2>/dev/null"), 2);  // not an option here
+  fs::remove_all(dir);
+}
+
 TEST(Accuracy, CommandWritesTheCsvTable) {
   const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy";
   fs::remove_all(dir);

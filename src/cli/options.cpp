@@ -75,12 +75,13 @@ int integer(const cxxopts::ParseResult& r, const std::string& name) {
   return v;
 }
 
-void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
-  o.add_options("force")(
-      "solver", "force solver: direct, tree or auto (direct below the measured crossover N)",
-      cxxopts::value<std::string>()->default_value("auto"))(
-      "backend", "cpu, cuda or auto (cuda when a device is present)",
-      cxxopts::value<std::string>()->default_value("auto"))(
+void add_solver_options(cxxopts::Options& o, const std::string& default_eps, bool choose_solver) {
+  if (choose_solver)
+    o.add_options("force")(
+        "solver", "force solver: direct, tree or auto (direct below the measured crossover N)",
+        cxxopts::value<std::string>()->default_value("auto"));
+  o.add_options("force")("backend", "cpu, cuda or auto (cuda when a device is present)",
+                         cxxopts::value<std::string>()->default_value("auto"))(
       "softening", "softening length eps (Plummer-equivalent)",
       cxxopts::value<std::string>()->default_value(default_eps))(
       "kernel",
@@ -123,9 +124,11 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps) {
       "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
       "galaxy; built-in models scale their velocities to it; hoshi forces and accuracy: the input "
       "file's recorded G unless given)",
-      cxxopts::value<std::string>()->default_value("1"))(
-      "precision", "direct solver arithmetic: float (fast SIMD) or double (reference)",
-      cxxopts::value<std::string>()->default_value("float"));
+      cxxopts::value<std::string>()->default_value("1"));
+  if (choose_solver)
+    o.add_options("force")("precision",
+                           "direct solver arithmetic: float (fast SIMD) or double (reference)",
+                           cxxopts::value<std::string>()->default_value("float"));
 }
 
 SolverConfig solver_config(const cxxopts::ParseResult& r) {

@@ -31,8 +31,11 @@ int integer(const cxxopts::ParseResult& r, const std::string& name);
 bool flag(const cxxopts::ParseResult& r, const std::string& name);
 
 // --solver --backend --softening --kernel --theta --criterion --order --alpha --n-leaf
-// --n-group --walk -G --precision. `default_eps` is the default of --softening.
-void add_solver_options(cxxopts::Options& options, const std::string& default_eps = "0");
+// --n-group --local-ratio --walk -G --precision. `default_eps` is the default of --softening;
+// without `choose_solver`, no --solver and --precision (a command that always runs the float32
+// tree: hoshi accuracy).
+void add_solver_options(cxxopts::Options& options, const std::string& default_eps = "0",
+                        bool choose_solver = true);
 SolverConfig solver_config(const cxxopts::ParseResult& r);
 
 // --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
