@@ -519,6 +519,32 @@ TEST(Cli, ForcesMatchIndependentDoubleSum) {
   }
 }
 
+// --precision double exists for direct summation only: --solver auto takes it at every N (from
+// the crossover N = 2048 up it took the tree and refused the precision).
+TEST(Cli, DoublePrecisionWithAutoSolverIsDirectAtAnyN) {
+  const fs::path d = scratch();
+  const fs::path ic = d / "ic.csv", out = d / "f.csv", err = d / "err.txt";
+  ASSERT_EQ(hoshi("ic --ic plummer -n 2048 --out " + ic.string(), d).status, 0);
+  const std::string forces = std::string(HOSHI_EXE) + " forces " + ic.string() +
+                             " --precision double --softening 0.01 --out " + out.string() + " 2>" +
+                             err.string();
+  const int raw = std::system(forces.c_str());
+  std::ifstream in(err);
+  std::stringstream msg;
+  msg << in.rdbuf();
+  EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 0) << msg.str();
+  EXPECT_NE(msg.str().find("2048 particles, solver direct (cpu)"), std::string::npos) << msg.str();
+  EXPECT_TRUE(fs::exists(out));
+  // The tree asked for by name still refuses it.
+  const Result tree = hoshi(
+      "forces " + ic.string() + " --solver tree --precision double --out " + (d / "g.csv").string(),
+      d);
+  EXPECT_EQ(tree.status, 2);
+  EXPECT_NE(tree.err.find("--precision double is available with --solver direct only"),
+            std::string::npos)
+      << tree.err;
+}
+
 TEST(Cli, RunWritesEnergyLog) {
   const fs::path d = scratch();
   ASSERT_EQ(hoshi("run -n 256 --solver direct --t-end 0.5 --output-every 0.25 --out " +

@@ -901,6 +901,14 @@ TEST(TreeForces, MakeSolverBuildsTheTree) {
   c.solver = SolverKind::automatic;
   EXPECT_EQ(make_solver(c, direct_tree_crossover_n())->name(), "tree");
   EXPECT_EQ(make_solver(c, direct_tree_crossover_n() - 1)->name(), "direct");
+  // The double-precision path is direct summation's: auto takes it at every N (it chose the
+  // tree from the crossover up, which refused double precision).
+  c.precision = Precision::float64;
+  for (std::size_t n : {std::size_t{10}, direct_tree_crossover_n(), 10 * direct_tree_crossover_n()})
+    EXPECT_EQ(make_solver(c, n)->name(), "direct") << n;
+  c.backend = Backend::automatic;  // the double reference runs on the CPU
+  EXPECT_EQ(describe_forces(c, direct_tree_crossover_n()).rfind("direct cpu float64 ", 0), 0u)
+      << describe_forces(c, direct_tree_crossover_n());
 }
 
 TEST_P(TreeForcesOn, EveryPhaseIsTimed) {

@@ -78,7 +78,9 @@ int integer(const cxxopts::ParseResult& r, const std::string& name) {
 void add_solver_options(cxxopts::Options& o, const std::string& default_eps, bool choose_solver) {
   if (choose_solver)
     o.add_options("force")(
-        "solver", "force solver: direct, tree or auto (direct below the measured crossover N)",
+        "solver",
+        "force solver: direct, tree or auto (direct below the measured crossover N = 2048, and "
+        "at every N with --precision double)",
         cxxopts::value<std::string>()->default_value("auto"));
   o.add_options("force")("backend", "cpu, cuda or auto (cuda when a device is present)",
                          cxxopts::value<std::string>()->default_value("auto"))(
@@ -127,7 +129,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
       cxxopts::value<std::string>()->default_value("1"));
   if (choose_solver)
     o.add_options("force")("precision",
-                           "direct solver arithmetic: float (fast SIMD) or double (reference)",
+                           "direct solver arithmetic: float (fast SIMD) or double (reference; "
+                           "CPU direct summation only, which --solver auto then picks)",
                            cxxopts::value<std::string>()->default_value("float"));
 }
 

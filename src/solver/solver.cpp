@@ -246,8 +246,11 @@ Resolved resolve(const SolverConfig& config, std::size_t n) {
 #endif
   c = resolve_auto(c, backend);
   SolverKind kind = c.solver;
+  // The double-precision path is direct summation's only: auto takes it at every N (it took
+  // the tree, and failed, from the crossover up).
   if (kind == SolverKind::automatic)
-    kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
+    kind = c.precision == Precision::float64 || n < direct_tree_crossover_n() ? SolverKind::direct
+                                                                              : SolverKind::tree;
   if (kind == SolverKind::tree && c.precision == Precision::float64)
     throw std::invalid_argument("--precision double is available with --solver direct only");
 #ifdef HOSHI_HAVE_CUDA

@@ -123,10 +123,11 @@ class GravitySolver {
   virtual std::string backend() const = 0;  // "cpu" or "cuda"
 };
 
-// Below this N, --solver auto uses direct summation (measured; docs/performance.md).
+// Below this N, --solver auto uses direct summation (measured; docs/performance.md); with
+// --precision double (Precision::float64, direct summation's only) it does at every N.
 std::size_t direct_tree_crossover_n();
 
-// The solver that `config` asks for, resolving "auto" for `n` particles.
+// The solver that `config` asks for, resolving "auto" for `n` particles (and its precision).
 // Throws std::invalid_argument for an impossible request (for example --backend cuda in a
 // build without CUDA, or no device).
 std::unique_ptr<GravitySolver> make_solver(const SolverConfig& config, std::size_t n);
