@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -66,11 +67,18 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string nearest_key(const std::string& key, const std::vector<std::string>& valid) {
+  const auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
   std::string best;
   std::size_t best_d = static_cast<std::size_t>(-1);
   for (const auto& v : valid) {
-    const std::size_t d = edit_distance(key, v);
-    if (d < best_d) best_d = d, best = v;
+    const std::size_t d = edit_distance(lower(key), lower(v));
+    // Near only: at most a third of the longer name edited ('n' suggested 'G', and 'overwrite'
+    // 'solver').
+    if (d < best_d && 3 * d <= std::max(key.size(), v.size())) best_d = d, best = v;
   }
   return best;
 }

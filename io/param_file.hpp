@@ -8,7 +8,7 @@
 //   snapshot-every: 1
 //
 // Values are scalars; command-line options override the file. Unknown keys are an error that
-// names the nearest valid key.
+// names the nearest valid key, if one is near.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +27,12 @@ std::vector<std::pair<std::string, std::string>> read_param_file(const std::stri
 // Levenshtein distance (insertions, deletions, substitutions).
 std::size_t edit_distance(const std::string& a, const std::string& b);
 
-// The entry of `valid` nearest to `key` by edit distance (first of equals); "" if none.
+// The entry of `valid` nearest to `key` by edit distance, case ignored (first of equals), if
+// at most a third of the longer of the two is edited; "" if none is that near.
 std::string nearest_key(const std::string& key, const std::vector<std::string>& valid);
 
 // Throws std::invalid_argument "FILE: unknown parameter 'KEY' (did you mean 'NEAREST'?)" when
-// `key` is not in `valid`.
+// `key` is not in `valid` (without the suggestion when none is near).
 void require_known_key(const std::string& file, const std::string& key,
                        const std::vector<std::string>& valid);
 

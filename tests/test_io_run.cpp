@@ -949,6 +949,25 @@ TEST(IoRun, UnknownParameterNamesNearestKey) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(nearest_key("snapshot_every", {"snapshot-every", "snapshot-format", "seed"}),
             "snapshot-every");
+  // Only a near key is suggested ('n' got 'G', 'overwrite' got 'solver'); case is ignored.
+  EXPECT_EQ(nearest_key("n", {"G", "particles"}), "");
+  EXPECT_EQ(nearest_key("overwrite", {"solver", "out", "output-every"}), "");
+  EXPECT_EQ(nearest_key("g", {"G", "out"}), "G");
+  const std::pair<std::string, std::string> cases[] = {
+      {"n: 500\n",
+       "unknown parameter 'n' (parameter files use the long option names: "
+       "'particles')"},
+      {"overwrite: true\n", "'overwrite' is a command-line option only, not a parameter"},
+      {"restart: old\n", "'restart' is a command-line option only, not a parameter"},
+      {"frobnicate: 1\n", "unknown parameter 'frobnicate'\n"},  // nothing near: no suggestion
+  };
+  for (const auto& [text, needle] : cases) {
+    test::write_all(params, text);
+    EXPECT_EQ(hoshi("run " + params + " --out " + out, log), 2) << text;
+    EXPECT_NE(test::read_all(log).find(needle), std::string::npos) << test::read_all(log);
+    EXPECT_EQ(test::read_all(log).find("did you mean"), std::string::npos) << test::read_all(log);
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
 }
 
 TEST(IoRun, ExistingOutputAndBadInputLeaveFilesUntouched) {

@@ -130,6 +130,7 @@ struct OptionInfo {
   std::string name;
   std::string default_value;
   bool boolean;
+  std::string short_name;  // "n" for particles; "" if none
 };
 
 std::vector<OptionInfo> option_infos(const cxxopts::Options& o) {
@@ -141,7 +142,7 @@ std::vector<OptionInfo> option_infos(const cxxopts::Options& o) {
         if (l.size() > name.size()) name = l;  // the long name ("particles", not "n")
       if (name.empty()) name = d.s;            // an option with a short name only: -G
       if (name.empty() || is_control_option(name)) continue;
-      out.push_back({name, d.has_default ? d.default_value : "", d.is_boolean});
+      out.push_back({name, d.has_default ? d.default_value : "", d.is_boolean, d.s});
     }
   return out;
 }
@@ -158,6 +159,15 @@ void append_params(std::vector<std::string>& args, const std::string& source,
                    const std::vector<OptionInfo>& infos) {
   const auto names = option_names(infos);
   for (const auto& [key, value] : params) {
+    if (is_control_option(key))
+      throw std::invalid_argument(source + ": '" + key +
+                                  "' is a command-line option only, not a parameter (give --" +
+                                  key + " on the command line)");
+    for (const auto& i : infos)
+      if (key == i.short_name && key != i.name)
+        throw std::invalid_argument(source + ": unknown parameter '" + key +
+                                    "' (parameter files use the long option names: '" + i.name +
+                                    "')");
     io::require_known_key(source, key, names);
     const auto it = std::find_if(infos.begin(), infos.end(),
                                  [&](const OptionInfo& i) { return i.name == key; });
