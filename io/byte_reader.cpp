@@ -11,9 +11,7 @@
 namespace hoshi::io {
 
 MappedFile::MappedFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw_bad_field(path, "file", "missing", "no such file");
+  require_input_file(path);
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) throw_bad_field(path, "file", "unreadable", std::strerror(errno));
   struct stat st {};

@@ -587,8 +587,7 @@ std::vector<std::uint64_t> header_totals(const std::string& file) {
 
 SnapshotData read_hdf5_snapshot(const std::string& path) {
   QuietHdf5 quiet;
-  if (!std::filesystem::is_regular_file(path))
-    throw_bad_field(path, "file", "missing", "no such file");
+  require_input_file(path);
   SnapshotData out;
   const std::uint64_t nfiles = read_one_file(path, out, true);
   if (nfiles > 1) {

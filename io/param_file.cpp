@@ -17,9 +17,7 @@
 namespace hoshi::io {
 
 std::vector<std::pair<std::string, std::string>> read_param_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw_bad_field(path, "file", "missing", "no such parameter file");
+  require_input_file(path, "no such parameter file");
   YAML::Node root;
   try {
     // One document: a second (after ---) was silently ignored.

@@ -5,6 +5,7 @@
 
 #include "io/csv.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/validate.hpp"
 
 namespace hoshi::io {
 
@@ -16,9 +17,7 @@ std::string extension(const std::string& path) {
 
 ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta) {
   if (meta) *meta = LoadedSnapshot{};
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw std::invalid_argument(path + ": field file: value missing (no such file)");
+  require_input_file(path);
   // CSV by extension (.csv, .txt) unless the content says it is a binary format.
   const auto format = detect_snapshot_format(path);
   const std::string ext = extension(path);

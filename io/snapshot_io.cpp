@@ -71,9 +71,7 @@ std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path) {
 }
 
 LoadedSnapshot load_snapshot(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw_bad_field(path, "file", "missing", "no such file");
+  require_input_file(path);
   const auto format = detect_snapshot_format(path);
   if (!format)
     throw_bad_field(path, "format", "unknown",

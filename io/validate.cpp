@@ -1,12 +1,22 @@
 #include "io/validate.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <numeric>
 #include <vector>
 
 #include "core/checks.hpp"
 
 namespace hoshi::io {
+
+void require_input_file(const std::string& path, const std::string& why) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return;
+  // A directory was reported as missing (hoshi forces /tmp: "no such file").
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument(path + ": is a directory, not a file");
+  throw_bad_field(path, "file", "missing", why);
+}
 
 void require_unique_ids(const ParticleSet& p, const std::string& file) {
   std::vector<std::size_t> idx(p.size());

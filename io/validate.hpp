@@ -19,6 +19,11 @@ template <class V>
   throw std::invalid_argument(s.str());
 }
 
+// An input file's path must name a regular file: throws "FILE: is a directory, not a file" for
+// a directory and "FILE: field file: value missing (WHY)" for anything else ("no such file"
+// by default).
+void require_input_file(const std::string& path, const std::string& why = "no such file");
+
 // Two particles with the same id: throws naming the id and both indices.
 void require_unique_ids(const ParticleSet& p, const std::string& file);
 

@@ -344,6 +344,26 @@ TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
   EXPECT_FALSE(fs::exists(d / "f.csv"));
 }
 
+// A directory given as an input file is named as one by every command (it was "value missing
+// (no such file)").
+TEST(Cli, DirectoryAsInputFileIsNamedAsOne) {
+  const fs::path d = scratch();
+  const std::string dir = (d / "adir").string(), out = (d / "out").string();
+  fs::create_directories(dir);
+  for (const std::string& args :
+       {"forces " + dir + " --out " + out + ".csv", "render " + dir + " --out " + out + ".png",
+        "analyze " + dir, "run --ic " + dir + " --out " + out, "run " + dir + " --out " + out,
+        "ic --ic " + dir + " --out " + out + ".csv", "accuracy --ic " + dir,
+        "bench --ic " + dir + " --repeat 1 --peak-gflops 1"}) {
+    const Result r = hoshi(args, d);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(dir + ": is a directory, not a file"), std::string::npos)
+        << args << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(Cli, ExistingOutputIsNeverOverwritten) {
   const fs::path d = scratch();
   write(d / "keep.csv", "precious\n");
