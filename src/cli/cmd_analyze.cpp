@@ -258,7 +258,10 @@ int cmd_analyze(int argc, char** argv) {
     const auto lr = lagrangian_radii(p, {0.1, 0.5, 0.9}, com);
     const auto ld = lagrangian_radii(p, {0.005, 0.1, 0.5, 0.9, 0.995}, dc);
     double mb = std::nan("");
-    if (bound) mb = bound_mass(p, snap_cfg).mass;
+    if (bound) {
+      require_distinct_positions_in(p, snap_cfg.eps, path);
+      mb = bound_mass(p, snap_cfg).mass;
+    }
     table << path << "," << t << "," << p.size() << "," << mass << "," << lr[0] << "," << lr[1]
           << "," << lr[2] << "," << ld[1] << "," << ld[2] << "," << ld[3] << ",";
     if (bound) table << mb;

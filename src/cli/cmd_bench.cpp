@@ -89,6 +89,7 @@ int cmd_bench(int argc, char** argv) {
   // The first set and its solver before the table's header: a bad file, model parameter or
   // solver setting is one error line, not a header followed by an error.
   ParticleSet first = from_file ? initial_conditions(r) : model_for_n(argc, argv, sizes[0]);
+  if (from_file) require_distinct_positions_in(first, config.eps, ic);
   make_solver(config, first.size());
   const bool measured = peak == 0;
   if (measured) peak = measure_peak_gflops(threads);

@@ -48,7 +48,13 @@ int cmd_forces(int argc, char** argv) {
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;
   auto solver = make_solver(cfg, p.size());
-  const ForceStats st = solver->compute(p);
+  ForceStats st;
+  try {
+    st = solver->compute(p);
+  } catch (const std::invalid_argument& e) {
+    // Coincident particles with --softening 0, a force beyond float32: about INPUT's particles.
+    throw std::invalid_argument(r["input"].as<std::string>() + ": " + e.what());
+  }
   io::write_forces_csv(out, p);
   std::cerr << "hoshi forces: " << p.size() << " particles, solver " << solver->name() << " ("
             << solver->backend() << "), " << st.total_seconds << " s, wrote " << out << "\n";

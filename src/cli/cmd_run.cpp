@@ -752,6 +752,7 @@ int cmd_run(int argc, char** argv) {
         }
       }
       p = std::move(s.particles);
+      require_distinct_positions_in(p, cfg.solver.eps, ic);  // before --out is touched
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
     require_valid_particles(p, ic);     // after unit conversion, before --out is touched

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <tuple>
 
+#include "core/checks.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
 #include "io/particle_io.hpp"
@@ -304,6 +305,15 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     info->G = io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
   return p;
+}
+
+void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file) {
+  if (eps != 0) return;
+  try {
+    require_distinct_positions(p);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(file + ": " + e.what());
+  }
 }
 
 void add_threads_option(cxxopts::Options& o) {

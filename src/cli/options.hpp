@@ -63,6 +63,11 @@ bool is_model(const std::string& ic);
 // 1e10 Msun, kpc-sized Plummer sphere in galaxy units; the same sphere, faster, with -G 2).
 void scale_model_to_G(ParticleSet& p, double G);
 
+// With softening `eps` = 0, two particles of `file` at one point have an infinite force: throws
+// std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
+// solvers find them too, but do not know the file; this runs before any output.
+void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file);
+
 // --threads K (0: all cores). apply_threads sets OpenMP's thread count.
 void add_threads_option(cxxopts::Options& options);
 int apply_threads(const cxxopts::ParseResult& r);
