@@ -107,6 +107,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic uniform --radius -1e-7", "invalid radius -1e-07 (must be > 0)"},
       // The option as the user gave it (it was reported as --axis).
       {"run --render-axis w", "--render-axis: value 'w' is not one of x, y, z"},
+      {"run -G nan", "option -G: value 'nan' is not a number"},  // was "--G"
+      {"ic -G 0", "invalid -G 0 (must be > 0)"},
+      {"ic --units cgs", "units: value 'cgs' is not one of henon, galaxy"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args + " --out " + (d / "o").string(), d);

@@ -54,12 +54,19 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
   }
 }
 
+namespace {
+// How the user writes an option: -G, --dt.
+std::string dashed(const std::string& name) {
+  return (name.size() == 1 ? "-" : "--") + name;
+}
+}  // namespace
+
 double number(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
   double v = 0;
   auto res = std::from_chars(s.data(), s.data() + s.size(), v);
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
-    throw std::invalid_argument("option --" + name + ": value '" + s + "' is not a number");
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not a number");
   return v;
 }
 
@@ -72,7 +79,7 @@ int integer(const cxxopts::ParseResult& r, const std::string& name) {
   int v = 0;
   auto res = std::from_chars(s.data(), s.data() + s.size(), v);
   if (res.ec != std::errc() || res.ptr != s.data() + s.size())
-    throw std::invalid_argument("option --" + name + ": value '" + s + "' is not an integer");
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not an integer");
   return v;
 }
 
