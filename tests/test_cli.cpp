@@ -54,6 +54,36 @@ int lines(const std::string& s) {
   return n;
 }
 
+// hoshi runs with GOMP_SPINCOUNT=10000 (libgomp's default spinning starved the other thread on
+// a loaded machine: src/cli/main.cpp) by executing itself again; a user's setting stays, and
+// started through the dynamic loader it does not execute itself (that ran the loader with
+// hoshi's arguments: "run: cannot open shared object file", exit 127).
+TEST(Cli, OpenMpWaitingIsLimitedUnlessTheUserChose) {
+  const fs::path d = scratch();
+  const auto version = [&](const std::string& prefix) {
+    const fs::path out = d / "version.txt";
+    const int raw =
+        std::system((prefix + " " + HOSHI_EXE + " --version > " + out.string() + " 2>&1").c_str());
+    std::ifstream in(out);
+    std::stringstream s;
+    s << in.rdbuf();
+    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << prefix << ": " << s.str();
+    return s.str();
+  };
+  std::string v = version("env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT");
+  EXPECT_NE(v.find("waiting with GOMP_SPINCOUNT=10000"), std::string::npos) << v;
+  v = version("env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=passive");
+  EXPECT_NE(v.find("waiting with OMP_WAIT_POLICY=passive"), std::string::npos) << v;
+  v = version("env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=123");
+  EXPECT_NE(v.find("waiting with GOMP_SPINCOUNT=123"), std::string::npos) << v;
+  const char* loader = "/lib64/ld-linux-x86-64.so.2";
+  if (fs::exists(loader)) {
+    v = version(std::string("env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT ") + loader);
+    EXPECT_NE(v.find("hoshi " HOSHI_VERSION), std::string::npos) << v;
+    EXPECT_NE(v.find("waiting with the runtime's default"), std::string::npos) << v;
+  }
+}
+
 TEST(Cli, BadArgumentsExitTwoWithOneLine) {
   const fs::path d = scratch();
   const std::pair<std::string, std::string> cases[] = {

@@ -1,9 +1,15 @@
 // hoshi: the command-line driver. Thin: it parses options and calls library functions.
+#include <omp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -45,6 +51,14 @@ void print_help() {
 void print_version() {
   std::cout << "hoshi " << HOSHI_VERSION << "\n"
             << "CPU direct kernel: " << hoshi::direct_simd_name() << "\n";
+  // How idle OpenMP threads wait (limit_openmp_spinning, below).
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  const char* spin = std::getenv("GOMP_SPINCOUNT");
+  std::cout << "OpenMP: " << omp_get_max_threads() << " threads, waiting with "
+            << (policy ? "OMP_WAIT_POLICY=" + std::string(policy)
+                : spin ? "GOMP_SPINCOUNT=" + std::string(spin)
+                       : std::string("the runtime's default"))
+            << "\n";
 #ifdef HOSHI_HAVE_CUDA
   std::cout << hoshi::gpu::device_report();
 #else
@@ -60,13 +74,37 @@ void print_version() {
 // loaded, before main, so hoshi sets GOMP_SPINCOUNT=10000 (a few tens of microseconds; on an
 // idle machine the same speed) and executes itself again, unless OMP_WAIT_POLICY or
 // GOMP_SPINCOUNT is set already (the user's choice) or it runs under valgrind (which the new
-// process would leave). Where /proc/self/exe cannot be executed, it goes on as it is.
+// process would leave). It executes the file its own code was mapped from (so the process
+// keeps its name), and only when that is the file the kernel started: not when hoshi was
+// started through the dynamic loader (ld.so hoshi ...: the loader's options would be lost),
+// nor when the file is gone or replaced. Otherwise it goes on as it is.
+std::string own_executable() {
+  const auto here = reinterpret_cast<std::uintptr_t>(&own_executable);
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) != 2) continue;
+    if (here < lo || here >= hi) continue;
+    const auto slash = line.find('/');
+    return slash == std::string::npos ? "" : line.substr(slash);
+  }
+  return "";
+}
+
 void limit_openmp_spinning(char** argv) {
   if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return;
   if (const char* preload = std::getenv("LD_PRELOAD"); preload && std::strstr(preload, "vgpreload"))
     return;
+  const std::string self = own_executable();
+  struct stat mapped {
+  }, started{};
+  if (self.empty() || ::stat(self.c_str(), &mapped) != 0 ||
+      ::stat("/proc/self/exe", &started) != 0 || mapped.st_dev != started.st_dev ||
+      mapped.st_ino != started.st_ino)
+    return;
   if (::setenv("GOMP_SPINCOUNT", "10000", 1) != 0) return;
-  ::execv("/proc/self/exe", argv);
+  ::execv(self.c_str(), argv);
+  ::unsetenv("GOMP_SPINCOUNT");  // exec failed: as it was
 }
 
 }  // namespace
