@@ -94,15 +94,19 @@ ParticleSet read_csv(const std::string& path) {
   std::string line;
   std::size_t lineno = 0;
   // Blank and comment lines may precede the header, which may follow a "#" (numpy.savetxt).
+  bool comments = false;
   for (bool header = false; !header;) {
     if (!std::getline(in, line))
-      fail(path, lineno + 1,
-           lineno == 0 ? "empty file (expected header " + std::string(kHeader) + ")"
-                       : "no header " + std::string(kHeader) + " (only blank and # lines)");
+      fail(path, comments ? lineno : 1,
+           comments ? "no header " + std::string(kHeader) + " (only blank and # lines)"
+                    : "empty file (expected header " + std::string(kHeader) + ")");
     if (++lineno == 1 && line.compare(0, kBom.size(), kBom) == 0) line.erase(0, kBom.size());
     switch (classify(line)) {
       case Lead::header:
         header = true;
+        break;
+      case Lead::comment:
+        comments = true;
         break;
       case Lead::other:
         fail(path, lineno,
@@ -130,13 +134,24 @@ ParticleSet read_csv(const std::string& path) {
       fail(path, lineno, "expected 8 fields (id,x,y,z,vx,vy,vz,m), found " + std::to_string(nf));
     std::uint64_t id = 0;
     {
-      auto r = std::from_chars(f[0].data(), f[0].data() + f[0].size(), id);
+      const char* const end = f[0].data() + f[0].size();
+      auto r = std::from_chars(f[0].data(), end, id);
       if (r.ec == std::errc::result_out_of_range)
         fail(path, lineno,
              "field id: value '" + std::string(f[0]) + "' (out of range: ids are 0 to 2^64 - 1)");
-      if (r.ec != std::errc() || r.ptr != f[0].data() + f[0].size())
-        fail(path, lineno,
-             "field id: value '" + std::string(f[0]) + "' (not a non-negative integer)");
+      if (r.ec != std::errc() || r.ptr != end) {
+        // A whole number written as a float, as numpy.savetxt's default "%.18e" writes every
+        // column: exact up to 2^53.
+        double v = 0;
+        const auto d = std::from_chars(f[0].data(), end, v);
+        if (d.ec != std::errc() || d.ptr != end || f[0].empty() || !(v >= 0) ||
+            v != std::floor(v) || v > 0x1p53)
+          fail(path, lineno,
+               "field id: value '" + std::string(f[0]) +
+                   "' (not a non-negative integer, nor a whole number up to 2^53 written as a "
+                   "float)");
+        id = static_cast<std::uint64_t>(v);
+      }
     }
     double v[7];
     for (int k = 0; k < 7; ++k) {

@@ -148,27 +148,24 @@ double snapshot_G(const LoadedSnapshot& s, double fallback) {
 
 std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
   if (format == SnapshotFormat::hdf5 || format == SnapshotFormat::tipsy) return "";
-  std::string out;
+  const auto text = [](double v) {
+    char buf[32];
+    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);  // shortest round trip
+  };
+  if (info.units_known && info.units.name == "custom")
+    return "its units (" + text(info.units.length_cm) + " cm, " + text(info.units.mass_g) + " g, " +
+           text(info.units.velocity_cm_s) +
+           " cm/s) are not a system hoshi's --units names: write HDF5 to keep them";
+  std::string options;
   UnitSystem reader = units_henon();  // what a reader assumes without --units
   if (info.units_known && info.units.name != "henon") {
-    if (info.units.name == "custom") {
-      std::ostringstream o;
-      o << "units of " << info.units.length_cm << " cm, " << info.units.mass_g << " g, "
-        << info.units.velocity_cm_s << " cm/s";
-      out = o.str();
-      reader = info.units;
-    } else {
-      out = "--units " + info.units.name;
-      reader = info.units;
-    }
+    options = "--units " + info.units.name;
+    reader = info.units;
   }
   const double G = info.G > 0 ? info.G : info.units_known ? info.units.G() : 0.0;
-  if (G > 0 && std::abs(G - reader.G()) > 1e-9 * reader.G()) {
-    char text[32];
-    const auto end = std::to_chars(text, text + sizeof text, G).ptr;  // shortest round trip
-    out += (out.empty() ? "-G " : " -G ") + std::string(text, end);
-  }
-  return out;
+  if (G > 0 && std::abs(G - reader.G()) > 1e-9 * reader.G())
+    options += (options.empty() ? "-G " : " -G ") + text(G);
+  return options.empty() ? "" : "read it with " + options;
 }
 
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,

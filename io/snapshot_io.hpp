@@ -51,11 +51,12 @@ LoadedSnapshot load_snapshot(const std::string& path);
 // tipsy files are in G = 1 units), else `fallback` (a file without units: Gadget binary, CSV).
 double snapshot_G(const LoadedSnapshot& s, double fallback = 1.0);
 
-// What a file of `format` written from `info` cannot record, as the options that read it back
-// in the same system: Gadget binary and CSV carry no units or G, so a reader takes them in its
-// own run's units with their G. Returns e.g. "--units galaxy", "-G 2", "--units galaxy -G 2",
-// or "" when nothing is lost (HDF5, tipsy; henon units with G = 1; units unknown and no G).
-// A custom unit system (not henon or galaxy) is named by its scalings.
+// What a file of `format` written from `info` cannot record, as advice on reading it back in the
+// same system: Gadget binary and CSV carry no units or G, so a reader takes them in its own
+// run's units with their G. Returns e.g. "read it with --units galaxy", "read it with -G 2",
+// "read it with --units galaxy -G 2"; for a custom unit system (neither henon nor galaxy),
+// which no option names, its scalings and "write HDF5 to keep them"; "" when nothing is lost
+// (HDF5, tipsy; henon units with G = 1; units unknown and no G).
 std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info);
 
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).

@@ -82,6 +82,28 @@ inline void set_hdf5_double(const std::string& path, const char* group, const ch
   H5Fclose(f);
 }
 
+// Replaces (or creates) the attribute `name` of `group` with a fixed-length string, as hoshi
+// writes its string parameters: an earlier version's or another code's value.
+inline void set_hdf5_string(const std::string& path, const char* group, const char* name,
+                            const std::string& value) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << path;
+  const hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+  ASSERT_GE(g, 0) << path << " " << group;
+  if (H5Aexists(g, name) > 0) H5Adelete(g, name);
+  const hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, value.size() + 1);
+  H5Tset_strpad(t, H5T_STR_NULLTERM);
+  const hid_t s = H5Screate(H5S_SCALAR);
+  const hid_t a = H5Acreate2(g, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
+  EXPECT_GE(H5Awrite(a, t, value.c_str()), 0) << path << " " << name;
+  H5Aclose(a);
+  H5Sclose(s);
+  H5Tclose(t);
+  H5Gclose(g);
+  H5Fclose(f);
+}
+
 // The message of the std::invalid_argument that f throws ("" if it throws nothing).
 template <class F>
 std::string invalid_argument_message(F&& f) {

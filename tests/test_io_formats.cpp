@@ -5,9 +5,12 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "io/atomic_file.hpp"
 #include "io/byte_reader.hpp"
@@ -717,6 +720,38 @@ TEST(IoDetect, ContentDecidesBeforeTheExtension) {
 // header="id,x,y,z,vx,vy,vz,m") writes the header as "# id,...", spreadsheets begin with a
 // UTF-8 byte order mark, and tables carry "#" comment lines; all three were refused as a wrong
 // header. They read as the plain file does, and are detected as CSV from their content.
+// What Gadget binary and CSV cannot record, as advice on reading such a file back (hoshi ic and
+// hoshi run print it): the options for henon and galaxy units and a G of their own; for a
+// custom system, which no option names, its scalings (it suggested "units of 3.08568e+24 cm":
+// no such option, and six digits).
+TEST(IoUnits, WhatGadgetAndCsvCannotRecordIsSaidWithTheOptionsThatReadItBack) {
+  SnapshotInfo info;  // henon, G = 1
+  for (SnapshotFormat f :
+       {SnapshotFormat::hdf5, SnapshotFormat::tipsy, SnapshotFormat::gadget, SnapshotFormat::csv})
+    EXPECT_EQ(unrecorded_units(f, info), "") << to_string(f);
+  info.G = 2;
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::csv, info), "read it with -G 2");
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::hdf5, info), "");
+  info.units = units_galaxy();
+  info.G = 0;  // that of the units
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::gadget, info), "read it with --units galaxy");
+  info.G = 2 * units_galaxy().G();
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::gadget, info)
+                .rfind("read it with --units galaxy -G 86014.", 0),
+            0u)
+      << unrecorded_units(SnapshotFormat::gadget, info);
+  info.units_known = false;  // a file without units: nothing to say unless it records a G
+  info.G = 0;
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::csv, info), "");
+  info.units_known = true;
+  info.units = units_from_cgs(3.0856775814913673e24, 1.989e43, 1e5);
+  info.G = 0;
+  ASSERT_EQ(info.units.name, "custom");
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::csv, info),
+            "its units (3.085677581491367e+24 cm, 1.989e+43 g, 1e+05 cm/s) are not a system "
+            "hoshi's --units names: write HDF5 to keep them");
+}
+
 TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
   ScratchDir dir("csv");
   const ParticleSet p = test::sample_particles(20);
@@ -725,8 +760,18 @@ TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
   const std::string text = test::read_all(plain);
   const std::string body = text.substr(text.find('\n') + 1);
   const std::string comments(5000, '#');  // beyond the 4096 bytes detection reads: by extension
+  // numpy.savetxt(f, a, delimiter=",", header="id,x,y,z,vx,vy,vz,m") as it writes: "%.18e" in
+  // every column, the ids too (they were refused as "not a non-negative integer").
+  std::string numpy = "# id,x,y,z,vx,vy,vz,m\n";
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char row[512];
+    std::snprintf(row, sizeof row, "%.18e,%.18e,%.18e,%.18e,%.18e,%.18e,%.18e,%.18e\n",
+                  static_cast<double>(p.id[i]), p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i],
+                  p.m[i]);
+    numpy += row;
+  }
   for (const std::string& variant :
-       {"# id,x,y,z,vx,vy,vz,m\n" + body, "\xEF\xBB\xBF" + text,
+       {numpy, "# id,x,y,z,vx,vy,vz,m\n" + body, "\xEF\xBB\xBF" + text,
         "# made by a script\n\n#units: kpc\n" + text, "\xEF\xBB\xBF# a comment\n" + text,
         text.substr(0, text.find('\n') + 1) + "# a comment between rows\n\n" + body,
         comments + "\n" + text}) {
@@ -754,13 +799,20 @@ TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
               std::string::npos)
         << e.what();
   }
-  test::write_all(bad, "# a comment\n\n");
-  try {
-    read_particles(bad);
-    ADD_FAILURE() << "no error";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("no header id,x,y,z,vx,vy,vz,m"), std::string::npos)
-        << e.what();
+  for (const auto& [content, message] : std::vector<std::pair<std::string, std::string>>{
+           {"# a comment\n\n", ":2: no header id,x,y,z,vx,vy,vz,m (only blank and # lines)"},
+           {"\xEF\xBB\xBF", ":1: empty file"},
+           {"\n\n", ":1: empty file"},
+           {text + "1.5e+00,1,2,3,0,0,0,1\n", "field id: value '1.5e+00' (not a non-negative"},
+           {text + "-1.0,1,2,3,0,0,0,1\n", "field id: value '-1.0' (not a non-negative"},
+           {text + "1e16,1,2,3,0,0,0,1\n", "field id: value '1e16' (not a non-negative"}}) {
+    test::write_all(bad, content);
+    try {
+      read_particles(bad);
+      ADD_FAILURE() << "no error for " << content.substr(0, 20);
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
   }
 }
 

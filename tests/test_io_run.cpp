@@ -531,6 +531,17 @@ TEST(IoRun, IcWritesTheRunsModelInItsUnitsAndNotesWhatAFormatCannotRecord) {
     EXPECT_EQ(m.units.name, r.units.name);
     EXPECT_EQ(snapshot_G(m), snapshot_G(r));
   }
+  // A run from the -G 2 model's file takes its recorded G (it ran with G = 1, 2K/|W| = 2.07):
+  // the same first energies as the run that made the model with -G 2.
+  ASSERT_EQ(hoshi("run --ic " + dir.file("G2.hdf5") +
+                      " --dt 0.0625 --solver direct --t-end 0 --out " + dir.file("R"),
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("G = 2, as the file records it"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(csv_rows(dir.file("R") + "/energy.csv").at(0).at(5),
+            csv_rows(dir.file("G2") + "/energy.csv").at(0).at(5));  // total energy
   ASSERT_EQ(hoshi("ic --ic plummer -n 64 --seed 3 --units galaxy --out " + g, log), 0);
   // Gadget binary: the note names the option that reads it back, and with it the set is the
   // same (without it, henon: G = 1).
@@ -629,9 +640,31 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
             0)
       << test::read_all(log);
   EXPECT_NE(test::read_all(log).find(
-                "note: gadget snapshots cannot record units or G: read them with --units galaxy"),
+                "note: a gadget snapshot cannot record units or G: read it with --units galaxy"),
             std::string::npos)
       << test::read_all(log);
+}
+
+// A checkpoint whose model parameters a later version no longer takes (halo_r_cut of the disk
+// model, refused since 2026-11-30) could not be continued: the restart resolved the stored
+// --model-param again and refused it, and --model-param cannot change on a restart. The
+// particles continue from the checkpoint; its model.* record is kept as it is.
+TEST(IoRun, RestartKeepsModelParametersALaterVersionRefuses) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic hernquist -n 64 --model-param a=1 --dt 0.0625 --solver direct "
+                  "--t-end 0.0625 --quiet --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  test::set_hdf5_string(a + "/checkpoint.hdf5", "Parameters", "model-param", "a=1,r_cut=3");
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.125 --quiet", log), 0) << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  EXPECT_EQ(state(c, "time"), 0.125);
+  const ParamValue* m = find_param(c.info.parameters, "model.a");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(std::get<double>(*m), 1.0);
 }
 
 // hoshi ic --out X.tipsy replaced an existing X.tipsy.param (the units of another file).

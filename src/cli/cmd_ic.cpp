@@ -113,7 +113,7 @@ int cmd_ic(int argc, char** argv) {
   const std::string lost = format ? io::unrecorded_units(*format, info) : "";
   if (!lost.empty())
     std::cerr << "hoshi ic: note: " << out << " (" << io::to_string(*format)
-              << ") cannot record units or G: read it with " << lost << "\n";
+              << ") cannot record units or G: " << lost << "\n";
   return 0;
 }
 

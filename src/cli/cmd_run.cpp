@@ -647,12 +647,19 @@ int cmd_run(int argc, char** argv) {
     if (k == "G") v = number_text(cfg.solver.G);
   for (const auto& [k, v] : effective)
     outputs.parameters.emplace_back(k, io::param_value_from_text(v));
-  // Each effective model parameter (defaults included) as its own attribute "model.KEY".
-  for (const auto& [k, v] : model_parameters(r)) {
-    if (const auto* d = std::get_if<double>(&v))
-      outputs.parameters.emplace_back(k, *d);
-    else
-      outputs.parameters.emplace_back(k, std::get<std::string>(v));
+  // Each effective model parameter (defaults included) as its own attribute "model.KEY". A
+  // restart keeps the checkpoint's (its particles continue; resolving them again would refuse
+  // a key a later version no longer takes, and the run could not be continued at all).
+  if (restart) {
+    for (const auto& [k, v] : checkpoint.info.parameters)
+      if (k.rfind("model.", 0) == 0) outputs.parameters.emplace_back(k, v);
+  } else {
+    for (const auto& [k, v] : model_parameters(r)) {
+      if (const auto* d = std::get_if<double>(&v))
+        outputs.parameters.emplace_back(k, *d);
+      else
+        outputs.parameters.emplace_back(k, std::get<std::string>(v));
+    }
   }
 
   const int threads = apply_threads(r);
@@ -741,6 +748,23 @@ int cmd_run(int argc, char** argv) {
       if (s.format == io::SnapshotFormat::tipsy && !s.units_known)
         s.units = io::units_g1(units.length_cm, units.mass_g), s.units_known = true;
       if (s.units_known) io::convert_units(s.particles, s.units, units);
+      // The G the file records (a -G run's snapshot, hoshi ic -G), in the run's units: its
+      // velocities were made with it, so the run takes it unless -G is given (with the unit
+      // system's G such a file started far from equilibrium). tipsy files are G = 1 ones.
+      if (!g_given && s.format != io::SnapshotFormat::tipsy) {
+        const double recorded = io::snapshot_G(s, 0.0);
+        const double g = s.units_known ? recorded * units.G() / s.units.G() : recorded;
+        if (g > 0 && std::abs(g - cfg.solver.G) > 1e-9 * g) {
+          cfg.solver.G = outputs.G = g;
+          for (auto& [k, v] : effective)
+            if (k == "G") v = number_text(g);
+          for (auto& [k, v] : outputs.parameters)
+            if (k == "G") v = g;
+          if (!cfg.quiet)
+            std::cout << "hoshi run: " << ic << ": G = " << number_text(g)
+                      << ", as the file records it (-G overrides)\n";
+        }
+      }
       // tipsy files are in G = 1 units (write_tipsy converts with the run's G): with -G other
       // than the unit system's, the velocities go back to that G (the file's system unchanged).
       if (s.format == io::SnapshotFormat::tipsy && cfg.solver.G != units.G()) {
@@ -817,8 +841,8 @@ int cmd_run(int argc, char** argv) {
     written.G = cfg.solver.G;
     const std::string lost = io::unrecorded_units(outputs.snapshot_format, written);
     if (outputs.snapshots.every > 0 && !lost.empty())
-      std::cout << "note: " << io::to_string(outputs.snapshot_format)
-                << " snapshots cannot record units or G: read them with " << lost << "\n";
+      std::cout << "note: a " << io::to_string(outputs.snapshot_format)
+                << " snapshot cannot record units or G: " << lost << "\n";
   }
 
   RunResult res;
