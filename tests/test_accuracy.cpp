@@ -253,6 +253,20 @@ TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
   EXPECT_LT(rows["relative  0.001"][0], rows["relative  0.02"][0]);
   EXPECT_GT(rows["relative  0.001"][1], rows["relative  0.02"][1]);
   EXPECT_LT(rows["barnes94 0.5 "][0], rows["barnes94 0.7 "][0]);
+  // A theta list with only the default (relative) criterion is no theta scan: a note says so
+  // (the documented scans printed one relative row, silently).
+  const std::string err = (dir / "err.txt").string();
+  for (const auto& [criterion, noted] : {std::pair<std::string, bool>{"", true},
+                                         {"--criterion relative", true},
+                                         {"--criterion auto,barnes94", false}}) {
+    ASSERT_EQ(run("-n 2000 --targets 50 --theta 0.5,0.7 " + criterion + " >/dev/null 2>" + err), 0);
+    std::ifstream e(err);
+    std::stringstream text;
+    text << e.rdbuf();
+    EXPECT_EQ(text.str().find("for a theta scan add --criterion barnes94") != std::string::npos,
+              noted)
+        << criterion << ": " << text.str();
+  }
   fs::remove_all(dir);
 }
 

@@ -83,6 +83,13 @@ int cmd_accuracy(int argc, char** argv) {
                                       [](const auto& c) { return c && *c != Criterion::relative; });
   for (double t : thetas)
     if (!std::isnan(t) && geometric != criteria.end()) warn_large_theta(t, **geometric);
+  // A theta list without a geometric criterion gives no theta scan (the default criterion is
+  // the relative one, whose rows do not depend on theta beyond its first pass): say so.
+  if (geometric == criteria.end() && r.count("theta") &&
+      std::any_of(thetas.begin(), thetas.end(), [](double t) { return !std::isnan(t); }))
+    std::cerr << "hoshi accuracy: note: --theta " << r["theta"].as<std::string>()
+              << " sets only the relative criterion's first pass here (--criterion auto is "
+                 "relative); for a theta scan add --criterion barnes94 (or bh, bmax)\n";
   std::vector<int> orders;
   for (const auto& s : parse_string_list(r["order"].as<std::string>(), "--order")) {
     if (s != "1" && s != "2")
