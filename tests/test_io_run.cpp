@@ -117,6 +117,34 @@ TEST(IoRun, ExtendedRunsEnergyLogIsTheUninterruptedOne) {
       << test::read_all(b + "/energy.csv");
 }
 
+// With a fixed step the rows are at the first step at or after each multiple of
+// --output-every, not on the multiples: dt 0.0625, every 0.1 gives rows at 0.125, 0.25, 0.3125,
+// 0.4375, 0.5. A run that stopped at such a row (its --t-end 0.3125 here, a signal, or a crash
+// after a checkpoint there) lost it on restart: it was taken for the closing row of an
+// off-grid --t-end. Nor may a restart that changes --output-every drop the earlier run's
+// rows (the row at t = 1, a multiple of the old 0.25, not of the new 0.3).
+TEST(IoRun, RestartKeepsARowAtTheFirstStepAfterAMultiple) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --output-every 0.1 --out " + a, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.3125 --output-every 0.1 --out " + b, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.5", log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(a + "/energy.csv").find("\n5,0.3125,"), std::string::npos);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  const std::string c = dir.file("C");
+  ASSERT_EQ(hoshi(kRun + "--t-end 1 --output-every 0.25 --out " + c, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + c + " --t-end 2 --output-every 0.3", log), 0)
+      << test::read_all(log);
+  std::vector<std::string> times;
+  for (const auto& row : csv_rows(c + "/energy.csv")) times.push_back(row.at(1));
+  const std::vector<std::string> expected{"0",    "0.25", "0.5",    "0.75", "1",
+                                          "1.25", "1.5",  "1.8125", "2"};
+  EXPECT_EQ(times, expected);
+}
+
 TEST(IoRun, RestartAfterShortFinalStepKeepsTime) {
   // 0.53 is off the step grid: the first part ends with a short step; the continued run must
   // count time from there (t = 0.53 + k dt), ending exactly at 1 (to round-off, 1e-12).

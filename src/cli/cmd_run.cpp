@@ -314,8 +314,13 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
 
 // Keeps the header and the rows with step <= `step` (rows written after the checkpoint by the
 // interrupted run are dropped; the continued run writes them again), except a row at `step`
-// itself that is off the output grid (a multiple of `every`, within `tiny`): the earlier run
-// wrote it because it ended there (its --t-end), and an uninterrupted run has no row there.
+// itself that was only the earlier run's closing row (its --t-end, off the output schedule):
+// an uninterrupted run has no row there. A row is on the schedule when its step passed a
+// multiple of `every` (the interval the rows were written with, the checkpoint's), i.e. a
+// multiple lies in (t - dt, t] (within `tiny`, as the run loop tests it): with a fixed step
+// the rows are at the first step at or after each multiple, not on the multiples (such a row
+// was dropped when the run stopped there, whether by a signal, a crash after a checkpoint, or
+// its --t-end).
 void truncate_energy_log(const std::string& path, std::size_t step, double every, double tiny) {
   std::ifstream in(path);
   if (!in) return;
@@ -333,10 +338,13 @@ void truncate_energy_log(const std::string& path, std::size_t step, double every
                                     ": field step: value '" + field +
                                     "' (not a step number; the energy log is damaged)");
       if (s > step) break;
-      if (s == step) {
-        const std::size_t c1 = line.find(','), c2 = line.find(',', c1 + 1);
+      if (s == step && s > 0) {  // step 0's row is the start's, never written again
+        const std::size_t c1 = line.find(','), c2 = line.find(',', c1 + 1),
+                          c3 = line.find(',', c2 + 1);
         const double t = std::strtod(line.substr(c1 + 1, c2 - c1 - 1).c_str(), nullptr);
-        if (std::abs(t - std::round(t / every) * every) > tiny) break;
+        const double dt = std::strtod(line.substr(c2 + 1, c3 - c2 - 1).c_str(), nullptr);
+        const double last_multiple = std::floor((t + tiny) / every) * every;
+        if (!(last_multiple > t - dt + tiny)) break;
       }
     }
     kept += line + "\n";
@@ -727,7 +735,10 @@ int cmd_run(int argc, char** argv) {
     }
     cfg.start = &start;
     make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
-    truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, cfg.output_every, tiny);
+    // The rows so far were written with the checkpoint's interval (a restart may change it).
+    const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
+    truncate_energy_log(cfg.out_dir + "/energy.csv", start.step,
+                        every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every, tiny);
     io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
     const std::string ic = r["ic"].as<std::string>();
