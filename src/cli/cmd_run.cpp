@@ -320,8 +320,10 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
 // multiple lies in (t - dt, t] (within `tiny`, as the run loop tests it): with a fixed step
 // the rows are at the first step at or after each multiple, not on the multiples (such a row
 // was dropped when the run stopped there, whether by a signal, a crash after a checkpoint, or
-// its --t-end).
-void truncate_energy_log(const std::string& path, std::size_t step, double every, double tiny) {
+// its --t-end). A restart that changes the interval also keeps a closing row on a multiple
+// of the new one, `every_now` (the continued run's schedule has a row there).
+void truncate_energy_log(const std::string& path, std::size_t step, double every, double every_now,
+                         double tiny) {
   std::ifstream in(path);
   if (!in) return;
   std::string line, kept;
@@ -344,7 +346,9 @@ void truncate_energy_log(const std::string& path, std::size_t step, double every
         const double t = std::strtod(line.substr(c1 + 1, c2 - c1 - 1).c_str(), nullptr);
         const double dt = std::strtod(line.substr(c2 + 1, c3 - c2 - 1).c_str(), nullptr);
         const double last_multiple = std::floor((t + tiny) / every) * every;
-        if (!(last_multiple > t - dt + tiny)) break;
+        const bool scheduled = last_multiple > t - dt + tiny;
+        const bool on_new_grid = std::abs(t - std::round(t / every_now) * every_now) <= tiny;
+        if (!scheduled && !on_new_grid) break;
       }
     }
     kept += line + "\n";
@@ -738,7 +742,8 @@ int cmd_run(int argc, char** argv) {
     // The rows so far were written with the checkpoint's interval (a restart may change it).
     const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
     truncate_energy_log(cfg.out_dir + "/energy.csv", start.step,
-                        every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every, tiny);
+                        every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every,
+                        cfg.output_every, tiny);
     io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
   } else {
     const std::string ic = r["ic"].as<std::string>();
