@@ -60,7 +60,8 @@ HOSHI_HOSTDEV inline bool mac_accept(Real d2, Real rcrit2) {
 // (docs/perf-tree.md). With order 1 the same bound is used: within a few percent of the
 // monopole's wherever it binds (b_max close to d). In float, as ratios of masses (mr2 / d^2
 // against alpha_a d^2), whatever the Real of the walk: no over- or underflow for any tree
-// the solver builds (it rescales positions and masses to order one, tree_solver.cpp).
+// the solver builds (it rescales positions and masses to order one: ScaledSolver,
+// src/solver/solver.cpp).
 inline constexpr float kRelativeBoundFactor = 4;
 
 HOSHI_HOSTDEV inline bool mac_relative_bound_ok(float d2, float b_max, float mr2, float alpha_a) {
