@@ -132,8 +132,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
       cxxopts::value<std::string>()->default_value("auto"))(
       "G",
       "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
-      "galaxy; built-in models scale their velocities to it; hoshi forces and accuracy: the input "
-      "file's recorded G unless given)",
+      "galaxy; built-in models scale their velocities to it; a particle file's recorded G, in "
+      "the run's units, for a run from it, and for hoshi forces and accuracy, unless given)",
       cxxopts::value<std::string>()->default_value("1"));
   if (choose_solver)
     o.add_options("force")("precision",
