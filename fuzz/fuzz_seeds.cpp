@@ -1,5 +1,6 @@
-// Writes a small seed corpus for the fuzz targets: DIR/tipsy/* and DIR/gadget/*, valid files
-// of every variant the readers accept (a few particles each, so mutations reach the records).
+// Writes a small seed corpus for the fuzz targets: DIR/tipsy/*, DIR/gadget/* and DIR/csv/*,
+// valid files of every variant the readers accept (a few particles each, so mutations reach
+// the records).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -7,6 +8,7 @@
 
 #include "core/particle_set.hpp"
 #include "io/byte_reader.hpp"
+#include "io/csv.hpp"
 #include "io/gadget_binary.hpp"
 #include "io/tipsy.hpp"
 
@@ -63,6 +65,17 @@ int main(int argc, char** argv) {
           put(dir / "gadget" / ("g" + std::to_string(k++)),
               hoshi::io::gadget_binary_bytes(particles(3), 0.25, o));
         }
+  // CSV: the writer's output, and the variants people write (comments, numpy.savetxt's header
+  // and float ids, a byte order mark, CRLF line ends).
+  fs::create_directories(dir / "csv");
+  hoshi::io::write_csv((dir / "csv" / "plain").string(), particles(3));
+  const std::string rows = "0,0.1,0.2,0.3,0,0,0,0.5\n1,-0.1,0,0.2,0.01,0,0,0.5\n";
+  put(dir / "csv" / "comments", "# made by hand\n\nid,x,y,z,vx,vy,vz,m\n# a row comment\n" + rows);
+  put(dir / "csv" / "numpy",
+      "# id,x,y,z,vx,vy,vz,m\n0.000000000000000000e+00,1.000000000000000000e-01,0,0,0,0,0,"
+      "1.000000000000000000e+00\n1.000000000000000000e+00,0,1,0,0,0,0,1\n");
+  put(dir / "csv" / "bom_crlf",
+      "\xEF\xBB\xBFid,x,y,z,vx,vy,vz,m\r\n0,1,2,3,0,0,0,1\r\n1,2,3,4,0,0,0,1\r\n");
   std::cout << "seeds written to " << dir.string() << "\n";
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <istream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -91,6 +92,10 @@ bool looks_like_csv(const unsigned char* data, std::size_t size) {
 ParticleSet read_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::invalid_argument(path + ": cannot open file");
+  return parse_csv(in, path);
+}
+
+ParticleSet parse_csv(std::istream& in, const std::string& path) {
   std::string line;
   std::size_t lineno = 0;
   // Blank and comment lines may precede the header, which may follow a "#" (numpy.savetxt).

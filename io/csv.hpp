@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <istream>
 #include <string>
 
 #include "core/particle_set.hpp"
@@ -14,6 +15,9 @@ namespace hoshi::io {
 // for a wrong header, a wrong number of fields, a malformed or non-finite number, a negative mass,
 // duplicate ids, or zero total mass.
 ParticleSet read_csv(const std::string& path);
+// The same from a stream (`path` names it in the messages): what read_csv parses, and the fuzz
+// target's entry point.
+ParticleSet parse_csv(std::istream& in, const std::string& path);
 
 // True when the first bytes of a file hold the particle CSV header before anything but blank
 // and "#" lines (spaces and tabs ignored, as read_csv does): the content signature of format

@@ -13,12 +13,12 @@ jobs=${HOSHI_JOBS:-2}
 
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DHOSHI_FUZZ=ON -DHOSHI_CUDA=OFF -DHOSHI_BUILD_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target fuzz_tipsy fuzz_gadget fuzz_seeds -j "$jobs"
+cmake --build "$build" --target fuzz_tipsy fuzz_gadget fuzz_csv fuzz_seeds -j "$jobs"
 
 corpus=$build/fuzz-corpus
 rm -rf "$corpus"
 "$build/fuzz/fuzz_seeds" "$corpus/seeds"
-for target in tipsy gadget; do
+for target in tipsy gadget csv; do
   mkdir -p "$corpus/$target"
   echo "== fuzz_$target for ${seconds}s"
   # New inputs go to the first directory; the seeds are read from the second.
