@@ -32,6 +32,7 @@ t0=$(date +%s)
 stamp() { echo "== $(( $(date +%s) - t0 )) s: $*" | tee -a "$log"; }
 
 pack=.gpu-pack
+scripts/gpu-unpack.sh  # the carried pack travels as one archive
 if [ -x "$pack/bin/hoshi_gpu_bench" ]; then
   # Prebuilt by scripts/gpu-pack.sh and carried (the GPU machine cannot configure hoshi).
   stamp "using the carried $pack (commit $(cat $pack/COMMIT), needs $(cat $pack/GLIBC); $(ldd --version | head -1))"

@@ -3,7 +3,7 @@
 # for sm_90, into .gpu-pack/ in the repository root: the CUDA test binaries, hoshi_gpu_bench and
 # tree_perf (bin/), the
 # shared libraries they load besides the C library and the driver (lib/), and ptxas's
-# resource logs (ptxas/). The lent GPU machine's image has nvcc and CMake but not hoshi's build
+# resource logs (ptxas/), archived as .gpu-pack/pack.tar.xz (scripts/gpu-unpack.sh). The lent GPU machine's image has nvcc and CMake but not hoshi's build
 # dependencies (Eigen, cxxopts, HDF5, libpng, GoogleTest), so it cannot configure hoshi; name
 # .gpu-pack in the device tool's `carry` and gpu-check.sh runs the pack instead of building.
 # The binaries need glibc >= 2.34 (checked below).
@@ -36,5 +36,12 @@ done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libc
 glibc=$(for f in "$pack"/bin/*; do objdump -T "$f" | grep -oE 'GLIBC_[0-9.]+'; done | sort -Vu | tail -1)
 git rev-parse HEAD >"$pack/COMMIT" 2>/dev/null || echo unknown >"$pack/COMMIT"
 echo "$glibc" >"$pack/GLIBC"
-echo "gpu-pack: $(du -sh "$pack" | cut -f1) in $pack (commit $(cat "$pack/COMMIT"), needs $glibc)"
 ls "$pack/bin" "$pack/lib"
+# The device tool carries at most 64 MiB with the working tree, and every binary holds the same
+# sm_90 device code (~6.6 MB): the pack travels as one xz archive (~10 MB, against ~106 MB),
+# which scripts/gpu-unpack.sh (called by gpu-check.sh and gpu-profile.sh) unpacks there.
+unpacked=$(du -sh "$pack" | cut -f1)
+tar -C "$pack" -cJf "$build/pack.tar.xz" bin lib ptxas
+rm -rf "$pack/bin" "$pack/lib" "$pack/ptxas"
+mv "$build/pack.tar.xz" "$pack/"
+echo "gpu-pack: $(du -sh "$pack" | cut -f1) in $pack ($unpacked unpacked; commit $(cat "$pack/COMMIT"), needs $glibc)"

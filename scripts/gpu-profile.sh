@@ -20,6 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-.}
 pack=.gpu-pack
+scripts/gpu-unpack.sh  # the carried pack travels as one archive
 export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 n=${PROFILE_N:-1048576}
 log2n=$(awk -v n="$n" 'BEGIN { print int(log(n) / log(2) + 0.5) }')
