@@ -101,16 +101,23 @@ TEST(IoRun, RestartContinuesBitForBit) {
 // A run extended with --restart --t-end: the first run's closing row at its t_end (0.3125, off
 // the output grid of 0.25) stayed in the log, which an uninterrupted run does not have. A log
 // deleted by hand is started again with its header.
+// kRun to t = 0.5 at once into A, and to 0.3125 then --restart --t-end 0.5 into B, both with
+// --output-every EVERY: the two energy logs must be equal. Returns false if a run failed.
+bool straight_and_extended(const std::string& a, const std::string& b, const std::string& every,
+                           const std::string& log) {
+  const std::string rows = " --output-every " + every + " --out ";
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.5" + rows + a, log), 0) << test::read_all(log);
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.3125" + rows + b, log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(b + "/energy.csv").find("\n5,0.3125,"), std::string::npos);
+  EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.5", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv")) << every;
+  return !::testing::Test::HasFailure();
+}
+
 TEST(IoRun, ExtendedRunsEnergyLogIsTheUninterruptedOne) {
   ScratchDir dir("run");
   const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
-  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --output-every 0.25 --out " + a, log), 0)
-      << test::read_all(log);
-  ASSERT_EQ(hoshi(kRun + "--t-end 0.3125 --output-every 0.25 --out " + b, log), 0)
-      << test::read_all(log);
-  EXPECT_NE(test::read_all(b + "/energy.csv").find("\n5,0.3125,"), std::string::npos);
-  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.5", log), 0) << test::read_all(log);
-  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  ASSERT_TRUE(straight_and_extended(a, b, "0.25", log));
   std::filesystem::remove(b + "/energy.csv");
   ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.75", log), 0) << test::read_all(log);
   EXPECT_EQ(test::read_all(b + "/energy.csv").rfind("step,time,dt,", 0), 0u)
@@ -125,14 +132,8 @@ TEST(IoRun, ExtendedRunsEnergyLogIsTheUninterruptedOne) {
 // rows (the row at t = 1, a multiple of the old 0.25, not of the new 0.3).
 TEST(IoRun, RestartKeepsARowAtTheFirstStepAfterAMultiple) {
   ScratchDir dir("run");
-  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
-  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --output-every 0.1 --out " + a, log), 0)
-      << test::read_all(log);
-  ASSERT_EQ(hoshi(kRun + "--t-end 0.3125 --output-every 0.1 --out " + b, log), 0)
-      << test::read_all(log);
-  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.5", log), 0) << test::read_all(log);
-  EXPECT_NE(test::read_all(a + "/energy.csv").find("\n5,0.3125,"), std::string::npos);
-  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  const std::string log = dir.file("log");
+  EXPECT_TRUE(straight_and_extended(dir.file("A"), dir.file("B"), "0.1", log));
   const std::string c = dir.file("C");
   ASSERT_EQ(hoshi(kRun + "--t-end 1 --output-every 0.25 --out " + c, log), 0)
       << test::read_all(log);
