@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/number_text.hpp"
 #include "io/csv.hpp"
 #include "io/gadget_binary.hpp"
 #include "io/tipsy.hpp"
@@ -148,13 +148,9 @@ double snapshot_G(const LoadedSnapshot& s, double fallback) {
 
 std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
   if (format == SnapshotFormat::hdf5 || format == SnapshotFormat::tipsy) return "";
-  const auto text = [](double v) {
-    char buf[32];
-    return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);  // shortest round trip
-  };
   if (info.units_known && info.units.name == "custom")
-    return "its units (" + text(info.units.length_cm) + " cm, " + text(info.units.mass_g) + " g, " +
-           text(info.units.velocity_cm_s) +
+    return "its units (" + number_text(info.units.length_cm) + " cm, " +
+           number_text(info.units.mass_g) + " g, " + number_text(info.units.velocity_cm_s) +
            " cm/s) are not a system hoshi's --units names: write HDF5 to keep them";
   std::string options;
   UnitSystem reader = units_henon();  // what a reader assumes without --units
@@ -164,7 +160,7 @@ std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
   }
   const double G = info.G > 0 ? info.G : info.units_known ? info.units.G() : 0.0;
   if (G > 0 && std::abs(G - reader.G()) > 1e-9 * reader.G())
-    options += (options.empty() ? "-G " : " -G ") + text(G);
+    options += (options.empty() ? "-G " : " -G ") + number_text(G);
   return options.empty() ? "" : "read it with " + options;
 }
 

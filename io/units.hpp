@@ -41,6 +41,11 @@ UnitSystem units_from_cgs(double length_cm, double mass_g, double velocity_cm_s)
 // in the units `to` (a pure change of units; physical quantities are unchanged). Returns the
 // factor by which times scale (from.time / to.time).
 double convert_units(ParticleSet& p, const UnitSystem& from, const UnitSystem& to);
+// A gravitational constant in `from` re-expressed in `to` (G in code units scales as
+// M / (L V^2)): the physical G goes to to.G(), any other (a -G run's) in proportion.
+inline double convert_G(double G, const UnitSystem& from, const UnitSystem& to) {
+  return G * to.G() / from.G();
+}
 // A G = 1 system with the given length and mass units (velocity = sqrt(G_cgs M / L)): the
 // convention of tipsy files (ChaNGa, PKDGRAV, pynbody: dKpcUnit, dMsolUnit).
 UnitSystem units_g1(double length_cm, double mass_g);

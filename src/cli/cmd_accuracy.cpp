@@ -147,9 +147,7 @@ int cmd_accuracy(int argc, char** argv) {
   // not depend on it, --errors' a_ref does (it came out 43007 times small for galaxy units).
   if (!r.count("G") && info.G > 0) base.G = info.G;
   const std::string ic = r["ic"].as<std::string>();
-  const auto models = model_names();
-  if (std::find(models.begin(), models.end(), ic) == models.end())
-    require_distinct_positions_in(p, base.eps, ic);  // before the table's header
+  if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
   const auto targets = sample_targets(p.size(), k, r["seed"].as<std::uint64_t>());
   ForceArrays ref;
   direct_reference(p, base.G, base.softening, base.eps, targets, ref);

@@ -65,8 +65,7 @@ int cmd_bench(int argc, char** argv) {
   if (repeat < 1)
     throw std::invalid_argument("invalid --repeat " + std::to_string(repeat) + " (must be >= 1)");
   const std::string ic = r["ic"].as<std::string>();
-  const auto models = model_names();
-  const bool from_file = std::find(models.begin(), models.end(), ic) == models.end();
+  const bool from_file = !is_model(ic);
   if (from_file && r.count("particles"))
     throw std::invalid_argument("-n " + r["particles"].as<std::string>() + ": the particle file " +
                                 ic + " sets N");

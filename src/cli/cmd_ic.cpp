@@ -32,9 +32,8 @@ void set_file_units(const cxxopts::ParseResult& r, ParticleSet& p, io::SnapshotI
   if (r.count("units")) {
     const io::UnitSystem to = io::parse_units(r["units"].as<std::string>());
     if (info.units_known) {
-      const double g_from = info.G > 0 ? info.G : info.units.G();
       info.time *= io::convert_units(p, info.units, to);
-      info.G = g_from * to.G() / info.units.G();  // G in the new units (a -G run's too)
+      info.G = io::convert_G(info.G > 0 ? info.G : info.units.G(), info.units, to);
     }  // a file without units keeps the G it records, if any (else that of the units)
     info.units = to;
     info.units_known = true;
@@ -103,7 +102,7 @@ int cmd_ic(int argc, char** argv) {
     info.units =
         r.count("units") ? io::parse_units(r["units"].as<std::string>()) : io::units_henon();
     info.G = r.count("G") ? number(r, "G") : info.units.G();
-    scale_model_to_G(p, info.G);
+    scale_velocities_to_G(p, info.G);
   } else {
     set_file_units(r, p, info);
   }

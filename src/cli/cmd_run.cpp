@@ -659,6 +659,13 @@ int cmd_run(int argc, char** argv) {
     if (k == "G") v = number_text(cfg.solver.G);
   for (const auto& [k, v] : effective)
     outputs.parameters.emplace_back(k, io::param_value_from_text(v));
+  // A parameter the run finds out after the options were recorded: printed and stored as found.
+  const auto record = [&](const std::string& key, const io::ParamValue& value) {
+    for (auto& [k, v] : effective)
+      if (k == key) v = io::to_string(value);
+    for (auto& [k, v] : outputs.parameters)
+      if (k == key) v = value;
+  };
   // Each effective model parameter (defaults included) as its own attribute "model.KEY". A
   // restart keeps the checkpoint's (its particles continue; resolving them again would refuse
   // a key a later version no longer takes, and the run could not be continued at all).
@@ -749,7 +756,7 @@ int cmd_run(int argc, char** argv) {
     const std::string ic = r["ic"].as<std::string>();
     if (is_model(ic)) {
       p = initial_conditions(r);
-      scale_model_to_G(p, cfg.solver.G);  // the unit system's G, or -G
+      scale_velocities_to_G(p, cfg.solver.G);  // the unit system's G, or -G
     } else {
       check_ic_file(r);
       io::LoadedSnapshot s = io::load_snapshot(ic);
@@ -769,13 +776,10 @@ int cmd_run(int argc, char** argv) {
       // system's G such a file started far from equilibrium). tipsy files are G = 1 ones.
       if (!g_given && s.format != io::SnapshotFormat::tipsy) {
         const double recorded = io::snapshot_G(s, 0.0);
-        const double g = s.units_known ? recorded * units.G() / s.units.G() : recorded;
+        const double g = s.units_known ? io::convert_G(recorded, s.units, units) : recorded;
         if (g > 0 && std::abs(g - cfg.solver.G) > 1e-9 * g) {
           cfg.solver.G = outputs.G = g;
-          for (auto& [k, v] : effective)
-            if (k == "G") v = number_text(g);
-          for (auto& [k, v] : outputs.parameters)
-            if (k == "G") v = g;
+          record("G", g);
           if (!cfg.quiet)
             std::cout << "hoshi run: " << ic << ": G = " << number_text(g)
                       << ", as the file records it (-G overrides)\n";
@@ -783,24 +787,15 @@ int cmd_run(int argc, char** argv) {
       }
       // tipsy files are in G = 1 units (write_tipsy converts with the run's G): with -G other
       // than the unit system's, the velocities go back to that G (the file's system unchanged).
-      if (s.format == io::SnapshotFormat::tipsy && cfg.solver.G != units.G()) {
-        const double f = std::sqrt(cfg.solver.G / units.G());
-        for (std::size_t i = 0; i < s.particles.size(); ++i) {
-          s.particles.vx[i] *= f;
-          s.particles.vy[i] *= f;
-          s.particles.vz[i] *= f;
-        }
-      }
+      if (s.format == io::SnapshotFormat::tipsy)
+        scale_velocities_to_G(s.particles, cfg.solver.G, units.G());
       p = std::move(s.particles);
       require_distinct_positions_in(p, cfg.solver.eps, ic);  // before --out is touched
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
     require_valid_particles(p, ic);     // after unit conversion, before --out is touched
     // The number of particles the run has (kepler: 2, a file: its own), not -n's default.
-    for (auto& [k, v] : effective)
-      if (k == "particles") v = std::to_string(p.size());
-    for (auto& [k, v] : outputs.parameters)
-      if (k == "particles") v = static_cast<std::int64_t>(p.size());
+    record("particles", static_cast<std::int64_t>(p.size()));
     warn_long_step(cfg, p);
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
     remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);

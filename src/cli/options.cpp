@@ -190,9 +190,9 @@ bool is_model(const std::string& ic) {
   return std::find(names.begin(), names.end(), ic) != names.end();
 }
 
-void scale_model_to_G(ParticleSet& p, double G) {
-  if (G == 1.0) return;
-  const double s = std::sqrt(G);
+void scale_velocities_to_G(ParticleSet& p, double G, double G_made) {
+  if (G == G_made) return;
+  const double s = std::sqrt(G / G_made);
   for (std::size_t i = 0; i < p.size(); ++i) {
     p.vx[i] *= s;
     p.vy[i] *= s;
@@ -233,9 +233,8 @@ ModelParams given_model_params(const cxxopts::ParseResult& r) {
 
 // Registry models (ic/models.hpp); with --model-param also plummer/uniform/kepler.
 bool from_registry(const std::string& ic, const ModelParams& params) {
-  const auto names = hoshi::model_names();
   const bool basic = ic == "plummer" || ic == "uniform" || ic == "kepler";
-  return std::find(names.begin(), names.end(), ic) != names.end() && (!basic || !params.empty());
+  return is_model(ic) && (!basic || !params.empty());
 }
 
 }  // namespace

@@ -58,10 +58,11 @@ std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::
 // The model names --ic accepts (anything else is read as a file).
 std::vector<std::string> model_names();
 bool is_model(const std::string& ic);
-// Models are made in G = 1 units; with another G they keep their length and mass units and
-// their velocities scale to it, v -> v sqrt(G), so that they start in the same equilibrium (a
-// 1e10 Msun, kpc-sized Plummer sphere in galaxy units; the same sphere, faster, with -G 2).
-void scale_model_to_G(ParticleSet& p, double G);
+// Velocities made for the gravitational constant G_made, scaled to G: v -> v sqrt(G / G_made),
+// so that the system starts in the same equilibrium with its length and mass units kept.
+// Models are made with G = 1 (a 1e10 Msun, kpc-sized Plummer sphere in galaxy units; the same
+// sphere, faster, with -G 2); tipsy files are in G = 1 units of their own.
+void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 
 // With softening `eps` = 0, two particles of `file` at one point have an infinite force: throws
 // std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
