@@ -39,16 +39,6 @@ void append_double(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  write_atomically(path, [&](const std::string& tmp) {
-    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(tmp.c_str(), "wb"), &std::fclose);
-    if (!f) throw std::invalid_argument(path + ": cannot open for writing");
-    if (std::fwrite(text.data(), 1, text.size(), f.get()) != text.size() ||
-        std::fflush(f.get()) != 0)
-      throw std::runtime_error(path + ": write failed (disk full?)");
-  });
-}
-
 // A line before the particles: blank, a comment ("# ..."), the header (plain, or behind "#" as
 // numpy.savetxt(..., header=...) writes it; spaces and tabs ignored), or something else.
 // `prefix`: the header may go on (format detection; read_csv then names what follows).
@@ -191,33 +181,37 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
   return p;
 }
 
-void write_csv(const std::string& path, const ParticleSet& p) {
-  std::string out(kHeader);
-  out += '\n';
-  out.reserve(p.size() * 160);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    out += std::to_string(p.id[i]);
-    for (double v : {p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i]}) {
-      out += ',';
-      append_double(out, v);
-    }
+namespace {
+// `header`, then one row per particle: its id and `columns`, written through a buffer of about
+// 1 MiB (the whole text of 1e8 particles would be ~16 GB in memory).
+void write_rows(const std::string& path, std::string_view header, const ParticleSet& p,
+                std::initializer_list<const std::vector<double>*> columns) {
+  write_stream_atomically(path, [&](std::ostream& s) {
+    std::string out(header);
     out += '\n';
-  }
-  write_text(path, out);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      out += std::to_string(p.id[i]);
+      for (const auto* c : columns) {
+        out += ',';
+        append_double(out, (*c)[i]);
+      }
+      out += '\n';
+      if (out.size() >= (std::size_t{1} << 20)) {
+        s.write(out.data(), static_cast<std::streamsize>(out.size()));
+        out.clear();
+      }
+    }
+    s.write(out.data(), static_cast<std::streamsize>(out.size()));
+  });
+}
+}  // namespace
+
+void write_csv(const std::string& path, const ParticleSet& p) {
+  write_rows(path, kHeader, p, {&p.x, &p.y, &p.z, &p.vx, &p.vy, &p.vz, &p.m});
 }
 
 void write_forces_csv(const std::string& path, const ParticleSet& p) {
-  std::string out = "id,ax,ay,az,pot\n";
-  out.reserve(p.size() * 100);
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    out += std::to_string(p.id[i]);
-    for (double v : {p.ax[i], p.ay[i], p.az[i], p.pot[i]}) {
-      out += ',';
-      append_double(out, v);
-    }
-    out += '\n';
-  }
-  write_text(path, out);
+  write_rows(path, "id,ax,ay,az,pot", p, {&p.ax, &p.ay, &p.az, &p.pot});
 }
 
 }  // namespace hoshi::io

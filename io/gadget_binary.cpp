@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <regex>
 
 #include "io/atomic_file.hpp"
@@ -240,9 +241,32 @@ GadgetBinaryData read_gadget_binary(const std::string& path) {
   return out;
 }
 
-std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetWriteOptions& o) {
+void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& o) {
+  // Fortran record lengths are 32-bit: the largest block (positions) must fit, and in format 2
+  // its label record's length, 8 more.
+  if (p.size() * 3 * (o.double_precision ? 8 : 4) + 8 > 0xffffffffull)
+    throw std::invalid_argument("Gadget binary: field npart: value " + std::to_string(p.size()) +
+                                " (a block would exceed the 4 GiB record limit; use HDF5)");
+  // 32-bit ids (Gadget without LONGIDS): an id that does not fit is refused, not wrapped.
+  if (!o.long_ids)
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if (p.id[i] > 0xffffffffull)
+        throw std::invalid_argument("Gadget binary: field ID: value " + std::to_string(p.id[i]) +
+                                    " (particle " + std::to_string(i) +
+                                    ") does not fit in 32 bits; write 64-bit ids (--gadget-ids "
+                                    "64, for a Gadget built with LONGIDS)");
+}
+
+namespace {
+// The file's bytes, handed to `flush` in pieces of about 1 MiB (the buffer is then emptied), so
+// that a writer holds no copy of the whole file (1e8 particles: 3.2 GB in float32).
+void emit_gadget_binary(const ParticleSet& p, double time, const GadgetWriteOptions& o,
+                        const std::function<void(std::string&)>& flush) {
   const bool big = o.big_endian;
   std::string out;
+  const auto maybe_flush = [&] {
+    if (out.size() >= (std::size_t{1} << 20)) flush(out), out.clear();
+  };
   auto marker = [&](std::uint32_t v) { put_bytes(out, v, big); };
   auto begin_block = [&](const char* label, std::uint32_t len) {
     if (o.format == 2) {
@@ -253,10 +277,7 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetW
     }
     marker(len);
   };
-  // Fortran record lengths are 32-bit: the largest block (positions) must fit.
-  if (p.size() * 3 * (o.double_precision ? 8 : 4) > 0xffffffffull)
-    throw std::invalid_argument("Gadget binary: field npart: value " + std::to_string(p.size()) +
-                                " (a block would exceed the 4 GiB record limit; use HDF5)");
+  require_gadget_writable(p, o);
   const auto n = static_cast<std::uint32_t>(p.size());
   const bool table = o.mass_table && n > 0;
   // Header.
@@ -275,6 +296,8 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetW
   put_bytes(out, std::int32_t{0}, big);                              // flag_stellarage
   put_bytes(out, std::int32_t{0}, big);                              // flag_metals
   for (int t = 0; t < 6; ++t) put_bytes(out, 0u, big);               // npartTotalHighWord
+  put_bytes(out, std::int32_t{0}, big);                              // flag_entropy_instead_u
+  put_bytes(out, std::int32_t{o.double_precision ? 1 : 0}, big);     // flag_doubleprecision
   out.resize(h0 + 256, '\0');
   marker(256);
   const std::uint32_t rs = o.double_precision ? 8 : 4;
@@ -289,6 +312,7 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetW
           put_bytes(out, (*v)[i], big);
         else
           put_bytes(out, static_cast<float>((*v)[i]), big);
+        maybe_flush();
       }
     marker(len);
   };
@@ -301,16 +325,28 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetW
       put_bytes(out, p.id[i], big);
     else
       put_bytes(out, static_cast<std::uint32_t>(p.id[i]), big);
+    maybe_flush();
   }
   marker(n * is);
   if (!table && n > 0) reals("MASS", &p.m, nullptr, nullptr);
-  return out;
+  flush(out);
+}
+}  // namespace
+
+std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetWriteOptions& o) {
+  std::string bytes;
+  emit_gadget_binary(p, time, o, [&](std::string& piece) { bytes += piece; });
+  return bytes;
 }
 
 void write_gadget_binary(const std::string& path, const ParticleSet& p, double time,
                          const GadgetWriteOptions& options) {
-  const std::string bytes = gadget_binary_bytes(p, time, options);
-  write_stream_atomically(path, [&](std::ostream& s) { s.write(bytes.data(), bytes.size()); });
+  require_gadget_writable(p, options);  // before a temporary exists
+  write_stream_atomically(path, [&](std::ostream& s) {
+    emit_gadget_binary(p, time, options, [&](std::string& piece) {
+      s.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
+  });
 }
 
 }  // namespace hoshi::io

@@ -49,6 +49,10 @@ struct GadgetWriteOptions {
   bool mass_table = false;  // all masses equal: put them in the header's MassTable
 };
 
+// Throws std::invalid_argument when `p` cannot be written with `options`: a block over the
+// 4 GiB a Fortran record holds, an id >= 2^32 with 32-bit ids.
+void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& options);
+
 // Writes `p` as type-1 particles (atomically). For initial conditions read by Gadget, GIZMO
 // and hoshi itself, and for tests of the reader.
 void write_gadget_binary(const std::string& path, const ParticleSet& p, double time,

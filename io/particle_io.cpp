@@ -31,13 +31,14 @@ ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta) {
   return p;
 }
 
-void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info) {
+void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info,
+                     const WriteOptions& options) {
   const auto format = format_from_extension(path);
   if (!format)
     throw std::invalid_argument(
         path + ": unknown output format '" + extension(path) +
-        "' (supported: .csv, .hdf5/.h5, .tipsy/.std/.bin, .gadget/.g2/.dat)");
-  save_snapshot(path, *format, p, info);
+        "' (supported: .csv, .hdf5/.h5/.hdf, .tipsy/.std/.bin, .gadget/.g1/.g2/.dat)");
+  save_snapshot(path, *format, p, info, options);
 }
 
 }  // namespace hoshi::io

@@ -16,7 +16,8 @@ namespace hoshi::io {
 ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta = nullptr);
 
 // Writes particles to `path` (format from the extension), atomically, with the time and units
-// of `info` (default: t = 0, henon units).
-void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info = {});
+// of `info` (default: t = 0, henon units) and the format's choices in `options`.
+void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info = {},
+                     const WriteOptions& options = {});
 
 }  // namespace hoshi::io

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <sstream>
 #include <stdexcept>
@@ -164,8 +165,30 @@ std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
   return options.empty() ? "" : "read it with " + options;
 }
 
+namespace {
+GadgetWriteOptions gadget_options(const std::string& path, const WriteOptions& options) {
+  GadgetWriteOptions o;
+  // .g1: format 1 (no block labels); otherwise format 2.
+  std::string name = std::filesystem::path(path).extension().string();
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  o.format = name == ".g1" ? 1 : 2;
+  o.double_precision = options.gadget_double;
+  o.long_ids = options.gadget_long_ids;
+  return o;
+}
+}  // namespace
+
+void require_writable(SnapshotFormat format, const ParticleSet& p, const WriteOptions& options) {
+  if (format == SnapshotFormat::gadget) require_gadget_writable(p, gadget_options("", options));
+  if (format == SnapshotFormat::tipsy &&
+      p.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+    throw std::invalid_argument("tipsy: field nbodies: value " + std::to_string(p.size()) +
+                                " (tipsy counts are 32-bit; use HDF5)");
+}
+
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
-                   const SnapshotInfo& info) {
+                   const SnapshotInfo& info, const WriteOptions& options) {
   switch (format) {
     case SnapshotFormat::hdf5:
       write_hdf5_snapshot(path, p, info);
@@ -173,18 +196,9 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
     case SnapshotFormat::tipsy:
       write_tipsy(path, p, info.time, info.units, 0, info.G, info.units_known);
       return;
-    case SnapshotFormat::gadget: {
-      GadgetWriteOptions o;
-      // .g1: format 1 (no block labels); otherwise format 2.
-      std::string name = std::filesystem::path(path).extension().string();
-      std::transform(name.begin(), name.end(), name.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      o.format = name == ".g1" ? 1 : 2;
-      o.double_precision = true;
-      o.long_ids = true;
-      write_gadget_binary(path, p, info.time, o);
+    case SnapshotFormat::gadget:
+      write_gadget_binary(path, p, info.time, gadget_options(path, options));
       return;
-    }
     case SnapshotFormat::csv:
       write_csv(path, p);
       return;

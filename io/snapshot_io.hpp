@@ -59,9 +59,24 @@ double snapshot_G(const LoadedSnapshot& s, double fallback = 1.0);
 // (HDF5, tipsy; henon units with G = 1; units unknown and no G).
 std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info);
 
+// Choices of the formats that have them. Gadget binary: by default float32 positions,
+// velocities and masses and 32-bit ids, what Gadget-2, Gadget-4, GIZMO and AREPO read as
+// initial conditions unless built with INPUT_IN_DOUBLEPRECISION and LONGIDS (IDS_64BIT);
+// hoshi's reader takes every variant from the record lengths.
+struct WriteOptions {
+  bool gadget_double = false;    // --gadget-precision double: float64 positions, velocities, masses
+  bool gadget_long_ids = false;  // --gadget-ids 64: uint64 ids (else an id >= 2^32 is an error)
+};
+
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).
-// Gadget binary (double, 64-bit ids, format 2) and CSV carry no units or parameters.
+// Gadget binary (format 2; format 1 for .g1; `options`) and CSV carry no units or parameters.
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
-                   const SnapshotInfo& info);
+                   const SnapshotInfo& info, const WriteOptions& options = {});
+// Throws the error save_snapshot would throw for particles it cannot write in `format` with
+// `options` (Gadget binary: an id >= 2^32 with 32-bit ids, a block over 4 GiB; tipsy: over
+// 2^31 - 1 particles): a run checks
+// before it starts, not at its first snapshot.
+void require_writable(SnapshotFormat format, const ParticleSet& p,
+                      const WriteOptions& options = {});
 
 }  // namespace hoshi::io

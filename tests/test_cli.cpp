@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "io/byte_reader.hpp"
 #include "io/csv.hpp"
 #include "io/hdf5_snapshot.hpp"
+#include "io/particle_io.hpp"
 
 namespace fs = std::filesystem;
 
@@ -251,6 +253,49 @@ TEST(Cli, AnalyzeReportsTheTimeOfEveryFormatAndG1IsFormatOne) {
   std::int32_t marker = 0;
   g1.read(reinterpret_cast<char*>(&marker), 4);
   EXPECT_EQ(marker, 256);  // format 1: the header record itself (format 2 starts with 8, "HEAD")
+}
+
+// hoshi ic and run wrote Gadget binary in double with 64-bit ids, which Gadget, GIZMO or AREPO
+// built with their defaults cannot read; now float32 and 32-bit ids unless --gadget-precision
+// and --gadget-ids say otherwise. A run whose ids 32 bits cannot hold fails before its output
+// directory exists, not at its first snapshot.
+TEST(Cli, GadgetOutputIsFloatWith32BitIdsUnlessChosen) {
+  const fs::path d = scratch();
+  const auto path = [&](const std::string& name) { return (d / name).string(); };
+  // Format 2 with 16 particles: 5 blocks (HEAD POS VEL ID MASS), each with 24 bytes of records
+  // around 256 + 16 x (7 reals + id).
+  ASSERT_EQ(hoshi("ic -n 16 --out " + path("f.gadget"), d).status, 0);
+  EXPECT_EQ(fs::file_size(path("f.gadget")), 5u * 24 + 256 + 16 * (7 * 4 + 4));
+  const Result dbl =
+      hoshi("ic -n 16 --gadget-precision double --gadget-ids 64 --out " + path("d.gadget"), d);
+  ASSERT_EQ(dbl.status, 0) << dbl.err;
+  EXPECT_EQ(fs::file_size(path("d.gadget")), 5u * 24 + 256 + 16 * (7 * 8 + 8));
+  for (const std::string bad : {"--gadget-precision half", "--gadget-ids 16"}) {
+    const Result r = hoshi("ic -n 16 " + bad + " --out " + path("x.gadget"), d);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("invalid " + bad.substr(0, bad.find(' '))), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(path("x.gadget")));
+  const Result h = hoshi("ic -n 16 --gadget-ids 64 --out " + path("h.hdf5"), d);
+  EXPECT_EQ(h.status, 0) << h.err;
+  EXPECT_NE(h.err.find("--gadget-precision and --gadget-ids unused"), std::string::npos) << h.err;
+
+  hoshi::ParticleSet p = hoshi::make_plummer(32, 5);
+  p.id[3] = (std::uint64_t{1} << 32) + 1;
+  hoshi::io::write_hdf5_snapshot(path("big.hdf5"), p, hoshi::io::SnapshotInfo{});
+  const std::string run = "run --ic " + path("big.hdf5") +
+                          " --solver direct --dt 0.125 --t-end 0.25 --snapshot-every 0.25 "
+                          "--snapshot-format gadget --quiet --out ";
+  const Result refused = hoshi(run + path("o32"), d);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("field ID: value 4294967297 (particle 3) does not fit in 32 bits"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(path("o32")));
+  const Result ok = hoshi(run + path("o64") + " --gadget-ids 64", d);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  const hoshi::ParticleSet q = hoshi::io::read_particles(path("o64/snapshot_001.gadget"));
+  EXPECT_NE(std::find(q.id.begin(), q.id.end(), p.id[3]), q.id.end());
 }
 
 // accuracy: --csv and --errors naming one file in two spellings ("x.csv", "./x.csv") passed the

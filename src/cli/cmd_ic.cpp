@@ -77,12 +77,14 @@ int cmd_ic(int argc, char** argv) {
       "gravitational constant (a model: the unit system's unless given, with its velocities "
       "scaled to it as hoshi run does; a file that records no G: declares it)",
       cxxopts::value<std::string>());
+  add_write_options(o);
   add_ic_options(o);
   auto r = parse_options(o, argc, argv);
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
   if (r.count("G") && !(number(r, "G") > 0))  // number() refuses what is not finite
     throw std::invalid_argument("invalid -G " + r["G"].as<std::string>() + " (must be > 0)");
   if (r.count("units")) io::parse_units(r["units"].as<std::string>());  // before any work
+  const io::WriteOptions write = write_options(r);
   const std::string out = r["out"].as<std::string>();
   require_new_output(out, flag(r, "overwrite"));
   // A tipsy file's units go to OUT.param beside it, which must not be replaced silently either.
@@ -106,13 +108,17 @@ int cmd_ic(int argc, char** argv) {
   } else {
     set_file_units(r, p, info);
   }
-  io::write_particles(out, p, info);
+  io::write_particles(out, p, info, write);
   std::cerr << "hoshi ic: wrote " << p.size() << " particles to " << out << "\n";
   const auto format = io::format_from_extension(out);
   const std::string lost = format ? io::unrecorded_units(*format, info) : "";
   if (!lost.empty())
     std::cerr << "hoshi ic: note: " << out << " (" << io::to_string(*format)
               << ") cannot record units or G: " << lost << "\n";
+  if ((r.count("gadget-precision") || r.count("gadget-ids")) &&
+      format != io::SnapshotFormat::gadget)
+    std::cerr << "hoshi ic: note: --gadget-precision and --gadget-ids unused: " << out
+              << " is not Gadget binary\n";
   return 0;
 }
 

@@ -114,6 +114,7 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>())(
       "params", "parameter file (YAML: option: value), overridden by the command line",
       cxxopts::value<std::string>());
+  add_write_options(o, "output");
   add_ic_options(o);
   add_solver_options(o, "0.01");
   add_threads_option(o);
@@ -377,6 +378,7 @@ class RunOutputs : public RunObserver {
   std::string forces;  // describe_forces of the run: stored in checkpoints, compared on restart
   io::ParamList parameters;
   io::SnapshotFormat snapshot_format = io::SnapshotFormat::hdf5;
+  io::WriteOptions write;  // --gadget-precision, --gadget-ids
   Schedule snapshots, checkpoints, frames;
   double checkpoint_minutes = 0;
   io::RenderOptions render;
@@ -430,7 +432,7 @@ class RunOutputs : public RunObserver {
         snapshot_format == io::SnapshotFormat::tipsy ? "tipsy" : io::to_string(snapshot_format);
     std::snprintf(name, sizeof name, "/snapshot_%03lld.%s", static_cast<long long>(snapshots.next),
                   ext.c_str());
-    io::save_snapshot(out_dir + name, snapshot_format, p, info(s.time));
+    io::save_snapshot(out_dir + name, snapshot_format, p, info(s.time), write);
     ++snapshots_written;
   }
 
@@ -629,6 +631,13 @@ int cmd_run(int argc, char** argv) {
   outputs.units = units;
   outputs.G = cfg.solver.G;
   outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
+  outputs.write = write_options(r);
+  // Snapshots the format cannot hold (Gadget binary: 32-bit ids) fail before the run starts,
+  // not at its first snapshot.
+  const auto require_snapshots_writable = [&](const ParticleSet& q) {
+    if (outputs.snapshots.every > 0)
+      io::require_writable(outputs.snapshot_format, q, outputs.write);
+  };
   outputs.snapshots.every = number(r, "snapshot-every");
   outputs.checkpoints.every = number(r, "checkpoint-every");
   outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
@@ -746,6 +755,7 @@ int cmd_run(int argc, char** argv) {
     }
     cfg.start = &start;
     make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
+    require_snapshots_writable(p);
     // The rows so far were written with the checkpoint's interval (a restart may change it).
     const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
     truncate_energy_log(cfg.out_dir + "/energy.csv", start.step,
@@ -797,6 +807,7 @@ int cmd_run(int argc, char** argv) {
     // The number of particles the run has (kepler: 2, a file: its own), not -n's default.
     record("particles", static_cast<std::int64_t>(p.size()));
     warn_long_step(cfg, p);
+    require_snapshots_writable(p);
     io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
     remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
   }
@@ -854,6 +865,10 @@ int cmd_run(int argc, char** argv) {
     if (outputs.snapshots.every > 0 && !lost.empty())
       std::cout << "note: a " << io::to_string(outputs.snapshot_format)
                 << " snapshot cannot record units or G: " << lost << "\n";
+    if ((given("gadget-precision") || given("gadget-ids")) &&
+        !(outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget))
+      std::cout << "note: --gadget-precision and --gadget-ids unused: they apply to snapshots "
+                   "in Gadget binary (--snapshot-format gadget with --snapshot-every)\n";
   }
 
   RunResult res;

@@ -322,6 +322,32 @@ void require_distinct_positions_in(const ParticleSet& p, double eps, const std::
   }
 }
 
+void add_write_options(cxxopts::Options& o, const std::string& group) {
+  o.add_options(group)(
+      "gadget-precision",
+      "Gadget binary output: float (positions, velocities and masses in float32, what Gadget, "
+      "GIZMO and AREPO read unless built with INPUT_IN_DOUBLEPRECISION) or double",
+      cxxopts::value<std::string>()->default_value("float"))(
+      "gadget-ids",
+      "Gadget binary output: 32- or 64-bit particle ids (64 for a Gadget built with LONGIDS; "
+      "with 32, an id >= 2^32 is an error)",
+      cxxopts::value<std::string>()->default_value("32"));
+}
+
+io::WriteOptions write_options(const cxxopts::ParseResult& r) {
+  io::WriteOptions w;
+  const std::string precision = r["gadget-precision"].as<std::string>();
+  const std::string ids = r["gadget-ids"].as<std::string>();
+  if (precision != "float" && precision != "double")
+    throw std::invalid_argument("invalid --gadget-precision '" + precision +
+                                "' (expected float or double)");
+  if (ids != "32" && ids != "64")
+    throw std::invalid_argument("invalid --gadget-ids '" + ids + "' (expected 32 or 64)");
+  w.gadget_double = precision == "double";
+  w.gadget_long_ids = ids == "64";
+  return w;
+}
+
 void add_threads_option(cxxopts::Options& o) {
   o.add_options("force")("threads", "OpenMP threads (0: all cores)",
                          cxxopts::value<std::string>()->default_value("0"));

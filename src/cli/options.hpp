@@ -11,6 +11,7 @@
 #include "core/particle_set.hpp"
 #include "ic/models.hpp"
 #include "io/hdf5_snapshot.hpp"
+#include "io/snapshot_io.hpp"
 #include "solver/solver.hpp"
 
 namespace hoshi::cli {
@@ -68,6 +69,11 @@ void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 // std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
 // solvers find them too, but do not know the file; this runs before any output.
 void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file);
+
+// --gadget-precision float|double and --gadget-ids 32|64 in `group` (Gadget binary output;
+// io::WriteOptions). write_options checks them, whatever the output format.
+void add_write_options(cxxopts::Options& options, const std::string& group = "");
+io::WriteOptions write_options(const cxxopts::ParseResult& r);
 
 // --threads K (0: all cores). apply_threads sets OpenMP's thread count.
 void add_threads_option(cxxopts::Options& options);
