@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <utility>
 
@@ -23,7 +24,9 @@ struct PinnedMemory {
 };
 
 // A typed array owned through Memory. resize() keeps the allocation when it is large enough
-// (contents are then unspecified), so buffers reused every step allocate once.
+// (contents are then unspecified), so buffers reused every step allocate once; an allocation
+// outgrown takes 25% headroom, so that a size creeping up from step to step (the tree's node
+// count in a collapse) reallocates rarely (pinned memory: ~13 GB at 4e8 particles, seconds).
 template <class T, class Memory>
 class CudaArray {
  public:
@@ -48,11 +51,12 @@ class CudaArray {
 
   void resize(std::size_t n) {
     if (n > capacity_) {
+      const std::size_t want = capacity_ > 0 ? std::max(n, capacity_ + capacity_ / 4) : n;
       release();
       void* p = nullptr;  // p_ stays null if the allocation fails
-      Memory::allocate(&p, n * sizeof(T));
+      Memory::allocate(&p, want * sizeof(T));
       p_ = static_cast<T*>(p);
-      capacity_ = n;
+      capacity_ = want;
     }
     size_ = n;
   }

@@ -94,10 +94,15 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --dt=1x", "--dt"},
       {"run -n 0", "-n"},
       {"run -n 2.5", "-n"},
+      // More particles than memory holds: refused before sampling (it ran out of memory).
+      {"ic -n 1e11 --out big.hdf5", "invalid -n 1e11: the particles alone need 9600.0 GB"},
       {"run --softening -1", "--softening"},
       {"run --dt -0.1", "--dt"},
       {"run --t-end -1e-9", "invalid --t-end -1e-09 (must be >= 0)"},  // the value as given
       {"run --theta 0", "--theta"},
+      // Group and leaf sizes past 2^16 (float32 index masks of the SIMD kernels from 2^24).
+      {"run --n-group 100000", "invalid --n-group 100000 (must be >= 1 and <= 65536)"},
+      {"run --n-leaf 0", "invalid --n-leaf 0 (must be >= 1 and <= 65536)"},
       {"run --solver magic", "--solver"},
       {"frobnicate", "frobnicate"},
       {"forces", "INPUT"},

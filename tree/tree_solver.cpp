@@ -69,11 +69,12 @@ bool has_accelerations(const ParticleSet& p) {
 
 template <class Index>
 void require_no_coincident(const std::uint64_t* keys, const Index* index, const double* x,
-                           const double* y, const double* z, std::size_t n, const ParticleSet& p) {
+                           const double* y, const double* z, std::size_t n,
+                           const std::uint64_t* ids) {
   auto fail = [&](std::size_t a, std::size_t b) {
     const std::size_t i = index[a], j = index[b];
     std::ostringstream s;
-    s << "particles with ids " << p.id[std::min(i, j)] << " and " << p.id[std::max(i, j)]
+    s << "particles with ids " << ids[std::min(i, j)] << " and " << ids[std::max(i, j)]
       << " are at the same position (" << x[a] << ", " << y[a] << ", " << z[a]
       << ") and the softening is 0: their force is infinite; use --softening > 0";
     throw std::invalid_argument(s.str());
@@ -104,13 +105,15 @@ void require_no_coincident(const std::uint64_t* keys, const Index* index, const 
 }
 
 template void require_no_coincident(const std::uint64_t*, const std::uint32_t*, const double*,
-                                    const double*, const double*, std::size_t, const ParticleSet&);
+                                    const double*, const double*, std::size_t,
+                                    const std::uint64_t*);
 template void require_no_coincident(const std::uint64_t*, const std::uint64_t*, const double*,
-                                    const double*, const double*, std::size_t, const ParticleSet&);
+                                    const double*, const double*, std::size_t,
+                                    const std::uint64_t*);
 
 void require_no_coincident(const Octree& t, const ParticleSet& p) {
   require_no_coincident(t.keys.data(), t.index.data(), t.x.data(), t.y.data(), t.z.data(),
-                        t.keys.size(), p);
+                        t.keys.size(), p.id.data());
 }
 
 ForceStats TreeSolver::compute(ParticleSet& p) {

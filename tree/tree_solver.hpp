@@ -85,9 +85,11 @@ std::vector<float> relative_alpha(const SolverConfig& c, const Octree& tree, con
 // if the sorted tree holds any (they share a Morton key, so they are adjacent).
 void require_no_coincident(const Octree& tree, const ParticleSet& p);
 // The same over n sorted keys and positions held elsewhere (the device stepper's pinned copies);
-// index[k] is sorted particle k's position in p. Index: std::uint32_t or std::uint64_t.
+// index[k] is sorted particle k's position in the unsorted set, whose ids are `ids`. Index:
+// std::uint32_t or std::uint64_t.
 template <class Index>
 void require_no_coincident(const std::uint64_t* keys, const Index* index, const double* x,
-                           const double* y, const double* z, std::size_t n, const ParticleSet& p);
+                           const double* y, const double* z, std::size_t n,
+                           const std::uint64_t* ids);
 
 }  // namespace hoshi

@@ -1,12 +1,15 @@
 #include "cli/options.hpp"
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <tuple>
 
 #include "core/checks.hpp"
@@ -269,6 +272,27 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
                                 ": a file brings its own particles (--seed draws the models)");
 }
 
+namespace {
+// -n of a model, refused when the particles alone (11 doubles and a 64-bit id: 96 B each) would not
+// fit in the machine's memory: the model was sampled until std::bad_alloc or the OOM killer
+// ended it (-n 5e9: 480 GB). A run needs ~2x that with the tree solver (docs/perf-tree.md).
+std::size_t model_particles(const cxxopts::ParseResult& r) {
+  const std::string text = r["particles"].as<std::string>();
+  const std::size_t n = parse_size(text, "-n");
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const double need = 96.0 * static_cast<double>(n);
+  const double have = static_cast<double>(pages) * static_cast<double>(page);
+  if (pages > 0 && page > 0 && need > have) {
+    std::ostringstream m;
+    m << std::fixed << std::setprecision(1) << "invalid -n " << text
+      << ": the particles alone need " << need / 1e9 << " GB (96 B each), this machine has "
+      << have / 1e9 << " GB";
+    throw std::invalid_argument(m.str());
+  }
+  return n;
+}
+}  // namespace
+
 ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info,
                                bool seed_beyond_models) {
   const std::string ic = r["ic"].as<std::string>();
@@ -291,13 +315,10 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     throw std::invalid_argument("-n " + r["particles"].as<std::string>() +
                                 " with --ic kepler: a two-body model (2 particles)");
   if (from_registry(ic, params))
-    return make_model(ic, parse_size(r["particles"].as<std::string>(), "-n"), seed, params,
+    return make_model(ic, model_particles(r), seed, params,
                       [](const std::string& w) { std::cerr << "hoshi: warning: " << w << "\n"; });
-  if (ic == "plummer")
-    return make_plummer(parse_size(r["particles"].as<std::string>(), "-n"), seed);
-  if (ic == "uniform")
-    return make_uniform_sphere(parse_size(r["particles"].as<std::string>(), "-n"), seed,
-                               number(r, "radius"));
+  if (ic == "plummer") return make_plummer(model_particles(r), seed);
+  if (ic == "uniform") return make_uniform_sphere(model_particles(r), seed, number(r, "radius"));
   if (ic == "kepler") return make_kepler(number(r, "eccentricity"));
   check_ic_file(r, seed_beyond_models);
   io::LoadedSnapshot meta;

@@ -25,6 +25,11 @@ void ParticleSet::push_back(double px, double py, double pz, double pvx, double 
 }
 
 void ParticleSet::append(const ParticleSet& o) {
+  // Exactly the combined size: push_back's doubling left the galaxy models' arrays with up to
+  // twice their length allocated for the whole run.
+  const std::size_t n = size() + o.size();
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m, &ax, &ay, &az, &pot}) v->reserve(n);
+  id.reserve(n);
   for (std::size_t i = 0; i < o.size(); ++i)
     push_back(o.x[i], o.y[i], o.z[i], o.vx[i], o.vy[i], o.vz[i], o.m[i], o.id[i]);
 }

@@ -76,8 +76,12 @@ void validate(const SolverConfig& c) {
     bad("--theta", c.tree.theta, "must be > 0");
   if (c.tree.order != 1 && c.tree.order != 2) bad("--order", c.tree.order, "must be 1 or 2");
   if (!(c.tree.alpha > 0)) bad("--alpha", c.tree.alpha, "must be > 0");
-  if (c.tree.n_leaf < 1) bad("--n-leaf", c.tree.n_leaf, "must be >= 1");
-  if (c.tree.n_group < 1) bad("--n-group", c.tree.n_group, "must be >= 1");
+  // At most 2^16: the SIMD group kernels compare particle indices within a group as float32
+  // (exact below 2^24), and each thread holds buffers of 28 B per group member.
+  if (c.tree.n_leaf < 1 || c.tree.n_leaf > kMaxGroupSize)
+    bad("--n-leaf", c.tree.n_leaf, "must be >= 1 and <= 65536");
+  if (c.tree.n_group < 1 || c.tree.n_group > kMaxGroupSize)
+    bad("--n-group", c.tree.n_group, "must be >= 1 and <= 65536");
   if (!(c.tree.local_ratio >= 0 && c.tree.local_ratio < 1))
     bad("--local-ratio", c.tree.local_ratio, "must be >= 0 and < 1");
 }

@@ -53,6 +53,8 @@ inline constexpr double kAlphaCudaGroupWalk = 0.004;
 // relative criterion theta^3 -> 13.7 alpha): 0.29 at theta 0.65 and at alpha 0.02
 // (docs/perf-tree.md, "Current state").
 inline constexpr double kLocalRatio = 0.37;
+// The largest --n-leaf and --n-group validate() accepts.
+inline constexpr int kMaxGroupSize = 65536;
 
 // Tree parameters (DESIGN.md decisions 4 and 5).
 struct TreeParams {
