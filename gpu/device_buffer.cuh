@@ -51,10 +51,17 @@ class CudaArray {
 
   void resize(std::size_t n) {
     if (n > capacity_) {
-      const std::size_t want = capacity_ > 0 ? std::max(n, capacity_ + capacity_ / 4) : n;
+      std::size_t want = capacity_ > 0 ? std::max(n, capacity_ + capacity_ / 4) : n;
       release();
       void* p = nullptr;  // p_ stays null if the allocation fails
-      Memory::allocate(&p, want * sizeof(T));
+      try {
+        Memory::allocate(&p, want * sizeof(T));
+      } catch (const CudaError&) {
+        if (want == n) throw;
+        (void)cudaGetLastError();  // the headroom did not fit: exactly n, which may
+        want = n;
+        Memory::allocate(&p, want * sizeof(T));
+      }
       p_ = static_cast<T*>(p);
       capacity_ = want;
     }

@@ -198,6 +198,7 @@ void write_rows(const std::string& path, std::string_view header, const Particle
       out += '\n';
       if (out.size() >= (std::size_t{1} << 20)) {
         s.write(out.data(), static_cast<std::streamsize>(out.size()));
+        if (!s) throw std::runtime_error(path + ": write failed (disk full?)");  // stop early
         out.clear();
       }
     }

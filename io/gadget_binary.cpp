@@ -228,6 +228,7 @@ GadgetBinaryData read_gadget_binary(const std::string& path) {
         all.skipped[t] += part.skipped[t];
       }
     }
+    all.particles.shrink_to_fit();
     // The first member's header totals against what the members hold.
     for (int t = 0; t < 6; ++t)
       if (all.total[t] != all.loaded[t] + all.skipped[t])
@@ -277,7 +278,6 @@ void emit_gadget_binary(const ParticleSet& p, double time, const GadgetWriteOpti
     }
     marker(len);
   };
-  require_gadget_writable(p, o);
   const auto n = static_cast<std::uint32_t>(p.size());
   const bool table = o.mass_table && n > 0;
   // Header.
@@ -334,6 +334,7 @@ void emit_gadget_binary(const ParticleSet& p, double time, const GadgetWriteOpti
 }  // namespace
 
 std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetWriteOptions& o) {
+  require_gadget_writable(p, o);
   std::string bytes;
   emit_gadget_binary(p, time, o, [&](std::string& piece) { bytes += piece; });
   return bytes;
@@ -345,6 +346,7 @@ void write_gadget_binary(const std::string& path, const ParticleSet& p, double t
   write_stream_atomically(path, [&](std::ostream& s) {
     emit_gadget_binary(p, time, options, [&](std::string& piece) {
       s.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+      if (!s) throw std::runtime_error(path + ": write failed (disk full?)");  // stop early
     });
   });
 }

@@ -82,6 +82,17 @@ inline void set_hdf5_double(const std::string& path, const char* group, const ch
   H5Fclose(f);
 }
 
+// Removes the attribute `name` of `group`: a file of an earlier version that did not write it.
+inline void remove_hdf5_attribute(const std::string& path, const char* group, const char* name) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0) << path;
+  const hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+  ASSERT_GE(g, 0) << path << " " << group;
+  EXPECT_GE(H5Adelete(g, name), 0) << path << " " << name;
+  H5Gclose(g);
+  H5Fclose(f);
+}
+
 // Replaces (or creates) the attribute `name` of `group` with a fixed-length string, as hoshi
 // writes its string parameters: an earlier version's or another code's value.
 inline void set_hdf5_string(const std::string& path, const char* group, const char* name,

@@ -619,8 +619,8 @@ TEST(IoGadget, SnapshotsAreWhatADefaultGadgetReadsUnlessAskedOtherwise) {
         ASSERT_EQ(d.particles.id[i], p.id[i]);
       }
     }
-  // An id that 32 bits cannot hold is refused (it was about to wrap), before anything is written;
-  // 64-bit ids keep it.
+  // An id that 32 bits cannot hold is refused (it was about to wrap) and no file is left; 64-bit
+  // ids keep it.
   ParticleSet big = p;
   big.id[7] = (std::uint64_t{1} << 32) + 5;
   const std::string path = dir.file("big.gadget");
@@ -663,6 +663,32 @@ TEST(IoWriters, FilesOfManyPiecesReadBackWhole) {
     ASSERT_EQ(c.vy[i], p.vy[i]) << i;
     ASSERT_EQ(c.id[i], p.id[i]) << i;
   }
+}
+
+// ParticleSet::append reserved exactly the combined size on every call, so a multi-file snapshot
+// of K members copied everything K times (2e6 particles in 250 files: 14.6 s instead of 1 s).
+// Appends now grow by at least 1.5x: few reallocations for many appends, and one append onto
+// a set (the galaxy models' components) still allocates the combined size when it is 1.5x or
+// more.
+TEST(ParticleSetAppend, GrowsGeometricallyOverManyAppends) {
+  ParticleSet all, one;
+  one.push_back(1, 2, 3, 0, 0, 0, 1, 0);
+  int reallocations = 0;
+  const double* data = nullptr;
+  for (int k = 0; k < 1000; ++k) {
+    one.id[0] = static_cast<std::uint64_t>(k);
+    all.append(one);
+    if (all.x.data() != data) ++reallocations, data = all.x.data();
+  }
+  ASSERT_EQ(all.size(), 1000u);
+  EXPECT_EQ(all.id[999], 999u);
+  EXPECT_LE(reallocations, 20);  // 1.5x growth: log(1000) / log(1.5) = 17
+  ParticleSet a = test::sample_particles(1000), b = test::sample_particles(600);
+  a.append(b);
+  EXPECT_EQ(a.x.capacity(), 1600u);
+  EXPECT_EQ(a.id.capacity(), 1600u);
+  a.shrink_to_fit();
+  EXPECT_EQ(a.pot.capacity(), a.size());
 }
 
 // A two-file set NAME.0, NAME.1 (format 1, little-endian: num_files at byte 128, npartTotal[1]

@@ -767,6 +767,39 @@ TEST(IoRun, RestartRefusesWhatItCannotHonour) {
   EXPECT_EQ(t[3], 0.25);
 }
 
+// A restart could switch a series of Gadget snapshots between float and double, or 32- and 64-bit
+// ids, silently (a checkpoint from before the options existed took the new float default): one
+// layout per series, a change is refused, and such a checkpoint continues in double and 64-bit.
+TEST(IoRun, GadgetSnapshotSeriesKeepsItsLayoutAcrossRestarts) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  const std::string gadget = "--snapshot-every 0.0625 --snapshot-format gadget ";
+  const auto size = [](const std::string& f) { return std::filesystem::file_size(f); };
+  const std::uintmax_t f64 = 5 * 24 + 256 + 64 * 64;  // format 2, 64 particles, double, 64-bit
+  ASSERT_EQ(hoshi(kRun + gadget + "--t-end 0.125 --gadget-precision double --out " + a, log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --gadget-precision float", log), 2);
+  EXPECT_NE(test::read_all(log).find("--gadget-precision float with --restart " + a +
+                                     ": the Gadget snapshots there are gadget-precision double"),
+            std::string::npos)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_003.gadget"));
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25", log), 0) << test::read_all(log);
+  EXPECT_EQ(size(a + "/snapshot_001.gadget"), 5 * 24 + 256 + 64 * 60);  // double, 32-bit ids
+  EXPECT_EQ(size(a + "/snapshot_004.gadget"), size(a + "/snapshot_001.gadget"));
+  // A checkpoint without the two parameters: its run wrote double with 64-bit ids.
+  ASSERT_EQ(
+      hoshi(kRun + gadget + "--t-end 0.125 --gadget-precision double --gadget-ids 64 --out " + b,
+            log),
+      0)
+      << test::read_all(log);
+  for (const char* key : {"gadget-precision", "gadget-ids"})
+    test::remove_hdf5_attribute(b + "/checkpoint.hdf5", "Parameters", key);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.25", log), 0) << test::read_all(log);
+  EXPECT_EQ(size(b + "/snapshot_001.gadget"), f64);
+  EXPECT_EQ(size(b + "/snapshot_004.gadget"), f64);
+}
+
 // --dt with --eta > 0 was ignored (the adaptive step sets every step): giving both, on the
 // command line or in a parameter file, is an error. A restart of an adaptive run inherits the
 // stored default dt with its eta, which is no error; a --dt given to it is one.

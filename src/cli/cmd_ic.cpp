@@ -115,10 +115,10 @@ int cmd_ic(int argc, char** argv) {
   if (!lost.empty())
     std::cerr << "hoshi ic: note: " << out << " (" << io::to_string(*format)
               << ") cannot record units or G: " << lost << "\n";
-  if ((r.count("gadget-precision") || r.count("gadget-ids")) &&
-      format != io::SnapshotFormat::gadget)
-    std::cerr << "hoshi ic: note: --gadget-precision and --gadget-ids unused: " << out
-              << " is not Gadget binary\n";
+  if (format != io::SnapshotFormat::gadget)
+    for (const char* key : {"gadget-precision", "gadget-ids"})
+      if (r.count(key))
+        std::cerr << "hoshi ic: note: --" << key << " unused: " << out << " is not Gadget binary\n";
   return 0;
 }
 

@@ -39,6 +39,10 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kCheckpointName = "checkpoint.hdf5";
+// The Gadget snapshot layout of runs whose checkpoints predate --gadget-precision and
+// --gadget-ids (2026-11-30): double, 64-bit ids.
+constexpr std::pair<const char*, const char*> kGadgetLayoutBefore[] = {
+    {"gadget-precision", "double"}, {"gadget-ids", "64"}};
 
 // ---- signals: finish the step, checkpoint, exit ------------------------------------------
 
@@ -552,6 +556,10 @@ int cmd_run(int argc, char** argv) {
     for (const auto& [k, v] : checkpoint.info.parameters)
       if (k != "quiet" && k != "threads" && std::find(names.begin(), names.end(), k) != names.end())
         stored.emplace_back(k, io::to_string(v));
+    // Checkpoints from before --gadget-precision and --gadget-ids (2026-11-30) are of runs that
+    // wrote Gadget snapshots in double with 64-bit ids: their series continues so.
+    for (const auto& [k, v] : kGadgetLayoutBefore)
+      if (!io::find_param(checkpoint.info.parameters, k)) stored.emplace_back(k, v);
     append_params(args, file, stored, infos);
   }
   std::vector<std::pair<std::string, std::string>> file_params;
@@ -735,6 +743,20 @@ int cmd_run(int argc, char** argv) {
             ": the files there are numbered by the run's interval; start a new run from the "
             "checkpoint (--ic " +
             restart_dir + "/" + kCheckpointName + ") to change it");
+    // One layout per series of Gadget snapshots (a reader built or told for one layout reads
+    // them all): a restart that would switch it mid-series is refused.
+    if (outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget)
+      for (const auto& [key, before_options] : kGadgetLayoutBefore) {
+        const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
+        const std::string before = was ? io::to_string(*was) : before_options;
+        const std::string now = r[key].as<std::string>();
+        if (now != before)
+          throw std::invalid_argument("--" + std::string(key) + " " + now + " with --restart " +
+                                      restart_dir + ": the Gadget snapshots there are " + key +
+                                      " " + before +
+                                      "; start a new run from the checkpoint (--ic " + restart_dir +
+                                      "/" + kCheckpointName + ") to change it");
+      }
     if (!(number(r, "render-extent") > 0))
       outputs.render.extent = state_number(st, "render_extent", file);
     p = std::move(checkpoint.particles);
@@ -865,10 +887,12 @@ int cmd_run(int argc, char** argv) {
     if (outputs.snapshots.every > 0 && !lost.empty())
       std::cout << "note: a " << io::to_string(outputs.snapshot_format)
                 << " snapshot cannot record units or G: " << lost << "\n";
-    if ((given("gadget-precision") || given("gadget-ids")) &&
-        !(outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget))
-      std::cout << "note: --gadget-precision and --gadget-ids unused: they apply to snapshots "
-                   "in Gadget binary (--snapshot-format gadget with --snapshot-every)\n";
+    if (!(outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget))
+      for (const char* key : {"gadget-precision", "gadget-ids"})
+        if (given(key))
+          std::cout << "note: --" << key
+                    << " unused: it applies to snapshots in Gadget binary (--snapshot-format "
+                       "gadget with --snapshot-every)\n";
   }
 
   RunResult res;

@@ -1,5 +1,6 @@
 #include "core/particle_set.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace hoshi {
@@ -25,13 +26,23 @@ void ParticleSet::push_back(double px, double py, double pz, double pvx, double 
 }
 
 void ParticleSet::append(const ParticleSet& o) {
-  // Exactly the combined size: push_back's doubling left the galaxy models' arrays with up to
-  // twice their length allocated for the whole run.
+  // The combined size, or 1.5x the old capacity if that is more: one append (the galaxy
+  // models' components) allocates exactly, where push_back's doubling left up to twice the
+  // length allocated for the whole run; many appends (a multi-file snapshot's members) still
+  // grow geometrically, not by a copy of everything per member.
   const std::size_t n = size() + o.size();
-  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m, &ax, &ay, &az, &pot}) v->reserve(n);
-  id.reserve(n);
+  if (n > x.capacity()) {
+    const std::size_t c = std::max(n, x.capacity() + x.capacity() / 2);
+    for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m, &ax, &ay, &az, &pot}) v->reserve(c);
+    id.reserve(c);
+  }
   for (std::size_t i = 0; i < o.size(); ++i)
     push_back(o.x[i], o.y[i], o.z[i], o.vx[i], o.vy[i], o.vz[i], o.m[i], o.id[i]);
+}
+
+void ParticleSet::shrink_to_fit() {
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m, &ax, &ay, &az, &pot}) v->shrink_to_fit();
+  id.shrink_to_fit();
 }
 
 namespace {

@@ -29,6 +29,8 @@ struct ParticleSet {
                  std::uint64_t pid);
   // Appends all particles of `other`.
   void append(const ParticleSet& other);
+  // Releases the capacity beyond size() (after a series of appends).
+  void shrink_to_fit();
   // Reorders every array so that new[i] = old[perm[i]].
   void permute(const std::vector<std::size_t>& perm);
 };
