@@ -74,8 +74,7 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
                    const SnapshotInfo& info, const WriteOptions& options = {});
 // Throws the error save_snapshot would throw for particles it cannot write in `format` with
 // `options` (Gadget binary: an id >= 2^32 with 32-bit ids, a block over 4 GiB; tipsy: over
-// 2^31 - 1 particles): a run checks
-// before it starts, not at its first snapshot.
+// 2^31 - 1 particles): a run checks before it starts, not at its first snapshot.
 void require_writable(SnapshotFormat format, const ParticleSet& p,
                       const WriteOptions& options = {});
 

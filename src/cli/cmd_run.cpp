@@ -745,7 +745,10 @@ int cmd_run(int argc, char** argv) {
             restart_dir + "/" + kCheckpointName + ") to change it");
     // One layout per series of Gadget snapshots (a reader built or told for one layout reads
     // them all): a restart that would switch it mid-series is refused.
-    if (outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget)
+    const io::ParamValue* format_was =
+        io::find_param(checkpoint.info.parameters, "snapshot-format");
+    if (outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget &&
+        format_was && io::to_string(*format_was) == "gadget")
       for (const auto& [key, before_options] : kGadgetLayoutBefore) {
         const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
         const std::string before = was ? io::to_string(*was) : before_options;
