@@ -58,7 +58,7 @@ class CudaArray {
         Memory::allocate(&p, want * sizeof(T));
       } catch (const CudaError&) {
         if (want == n) throw;
-        (void)cudaGetLastError();  // the headroom did not fit: exactly n, which may
+        (void)cudaGetLastError();  // the headroom did not fit: exactly n (which may fail too)
         want = n;
         Memory::allocate(&p, want * sizeof(T));
       }
