@@ -255,7 +255,8 @@ void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& o) 
         throw std::invalid_argument("Gadget binary: field ID: value " + std::to_string(p.id[i]) +
                                     " (particle " + std::to_string(i) +
                                     ") does not fit in 32 bits; write 64-bit ids (--gadget-ids "
-                                    "64, for a Gadget built with LONGIDS)");
+                                    "64, for a Gadget built with LONGIDS) or renumber them "
+                                    "(hoshi ic --renumber-ids)");
 }
 
 namespace {

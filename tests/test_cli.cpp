@@ -297,7 +297,19 @@ TEST(Cli, GadgetOutputIsFloatWith32BitIdsUnlessChosen) {
   EXPECT_NE(refused.err.find("field ID: value 4294967297 (particle 3) does not fit in 32 bits"),
             std::string::npos)
       << refused.err;
+  EXPECT_NE(refused.err.find("or renumber them (hoshi ic --renumber-ids)"), std::string::npos)
+      << refused.err;
   EXPECT_FALSE(fs::exists(path("o32")));
+  // hoshi ic --renumber-ids: 0 .. N-1 in file order, which 32 bits hold.
+  const Result renumbered =
+      hoshi("ic --ic " + path("big.hdf5") + " --renumber-ids --out " + path("r.gadget"), d);
+  ASSERT_EQ(renumbered.status, 0) << renumbered.err;
+  const hoshi::ParticleSet r = hoshi::io::read_particles(path("r.gadget"));
+  ASSERT_EQ(r.size(), p.size());
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(r.id[i], i);
+    EXPECT_EQ(r.x[i], double(float(p.x[i])));
+  }
   const Result ok = hoshi(run + path("o64") + " --gadget-ids 64", d);
   ASSERT_EQ(ok.status, 0) << ok.err;
   const hoshi::ParticleSet q = hoshi::io::read_particles(path("o64/snapshot_001.gadget"));

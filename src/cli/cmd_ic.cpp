@@ -68,6 +68,9 @@ int cmd_ic(int argc, char** argv) {
       "output file, format from the extension: .hdf5 (.h5 .hdf), .tipsy (.std .bin), .gadget "
       "(.g1 .g2 .dat) or .csv",
       cxxopts::value<std::string>())("overwrite", "replace an existing output file")(
+      "renumber-ids",
+      "give the particles ids 0 .. N-1 in file order, as the models have them (for a format or "
+      "code that needs small ids: Gadget binary with 32-bit ids)")(
       "units",
       "unit system: henon (G = 1) or galaxy (kpc, km/s, 1e10 Msun, G = 43007.1). A model is "
       "made in it as hoshi run --units makes it; a file with units is converted to it, a file "
@@ -108,6 +111,8 @@ int cmd_ic(int argc, char** argv) {
   } else {
     set_file_units(r, p, info);
   }
+  if (flag(r, "renumber-ids"))
+    for (std::size_t i = 0; i < p.size(); ++i) p.id[i] = i;
   io::write_particles(out, p, info, write);
   std::cerr << "hoshi ic: wrote " << p.size() << " particles to " << out << "\n";
   const auto format = io::format_from_extension(out);
