@@ -248,15 +248,17 @@ void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& o) 
   if (p.size() * 3 * (o.double_precision ? 8 : 4) + 8 > 0xffffffffull)
     throw std::invalid_argument("Gadget binary: field npart: value " + std::to_string(p.size()) +
                                 " (a block would exceed the 4 GiB record limit; use HDF5)");
-  // 32-bit ids (Gadget without LONGIDS): an id that does not fit is refused, not wrapped.
+  // 32-bit ids (Gadget without LONGIDS): an id that does not fit is refused, not wrapped; so is
+  // one from 2^31 on, since Gadget-4 keeps the top bit of its 32-bit ids for itself.
   if (!o.long_ids)
     for (std::size_t i = 0; i < p.size(); ++i)
-      if (p.id[i] > 0xffffffffull)
+      if (p.id[i] >= (std::uint64_t{1} << 31))
         throw std::invalid_argument("Gadget binary: field ID: value " + std::to_string(p.id[i]) +
                                     " (particle " + std::to_string(i) +
-                                    ") does not fit in 32 bits; write 64-bit ids (--gadget-ids "
-                                    "64, for a Gadget built with LONGIDS) or renumber them "
-                                    "(hoshi ic --renumber-ids)");
+                                    ") is 2^31 or more, beyond 32-bit Gadget ids (Gadget-4 "
+                                    "keeps their top bit); write 64-bit ids (--gadget-ids 64, "
+                                    "for a Gadget built with LONGIDS or IDS_64BIT) or renumber "
+                                    "them (hoshi ic --renumber-ids)");
 }
 
 namespace {

@@ -50,7 +50,7 @@ struct GadgetWriteOptions {
 };
 
 // Throws std::invalid_argument when `p` cannot be written with `options`: a block over the
-// 4 GiB a Fortran record holds, an id >= 2^32 with 32-bit ids.
+// 4 GiB a Fortran record holds, an id >= 2^31 with 32-bit ids.
 void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& options);
 
 // Writes `p` as type-1 particles (atomically). For initial conditions read by Gadget, GIZMO

@@ -166,7 +166,8 @@ std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
 }
 
 namespace {
-GadgetWriteOptions gadget_options(const std::string& path, const WriteOptions& options) {
+GadgetWriteOptions gadget_options(const std::string& path, const WriteOptions& options,
+                                  const ParticleSet& p) {
   GadgetWriteOptions o;
   // .g1: format 1 (no block labels); otherwise format 2.
   std::string name = std::filesystem::path(path).extension().string();
@@ -175,12 +176,15 @@ GadgetWriteOptions gadget_options(const std::string& path, const WriteOptions& o
   o.format = name == ".g1" ? 1 : 2;
   o.double_precision = options.gadget_double;
   o.long_ids = options.gadget_long_ids;
+  // Equal masses go to the header's MassTable, without a MASS block, as Gadget's own initial
+  // conditions have them (a Gadget-4 built with LEAN has no per-particle mass to read).
+  o.mass_table = std::all_of(p.m.begin(), p.m.end(), [&](double v) { return v == p.m[0]; });
   return o;
 }
 }  // namespace
 
 void require_writable(SnapshotFormat format, const ParticleSet& p, const WriteOptions& options) {
-  if (format == SnapshotFormat::gadget) require_gadget_writable(p, gadget_options("", options));
+  if (format == SnapshotFormat::gadget) require_gadget_writable(p, gadget_options("", options, p));
   if (format == SnapshotFormat::tipsy &&
       p.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     throw std::invalid_argument("tipsy: field nbodies: value " + std::to_string(p.size()) +
@@ -197,7 +201,7 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
       write_tipsy(path, p, info.time, info.units, 0, info.G, info.units_known);
       return;
     case SnapshotFormat::gadget:
-      write_gadget_binary(path, p, info.time, gadget_options(path, options));
+      write_gadget_binary(path, p, info.time, gadget_options(path, options, p));
       return;
     case SnapshotFormat::csv:
       write_csv(path, p);

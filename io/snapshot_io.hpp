@@ -65,7 +65,7 @@ std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info);
 // hoshi's reader takes every variant from the record lengths.
 struct WriteOptions {
   bool gadget_double = false;    // --gadget-precision double: float64 positions, velocities, masses
-  bool gadget_long_ids = false;  // --gadget-ids 64: uint64 ids (else an id >= 2^32 is an error)
+  bool gadget_long_ids = false;  // --gadget-ids 64: uint64 ids (else an id >= 2^31 is an error)
 };
 
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).
@@ -73,7 +73,7 @@ struct WriteOptions {
 void save_snapshot(const std::string& path, SnapshotFormat format, const ParticleSet& p,
                    const SnapshotInfo& info, const WriteOptions& options = {});
 // Throws the error save_snapshot would throw for particles it cannot write in `format` with
-// `options` (Gadget binary: an id >= 2^32 with 32-bit ids, a block over 4 GiB; tipsy: over
+// `options` (Gadget binary: an id >= 2^31 with 32-bit ids, a block over 4 GiB; tipsy: over
 // 2^31 - 1 particles): a run checks before it starts, not at its first snapshot.
 void require_writable(SnapshotFormat format, const ParticleSet& p,
                       const WriteOptions& options = {});

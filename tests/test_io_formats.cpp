@@ -589,7 +589,8 @@ TEST(IoGadget, AllVariantsRoundTrip) {
 // (HEAD POS VEL ID MASS), each 16 bytes of label record and 8 of markers around its data.
 TEST(IoGadget, SnapshotsAreWhatADefaultGadgetReadsUnlessAskedOtherwise) {
   ScratchDir dir("gadget");
-  const ParticleSet p = test::sample_particles(20);
+  ParticleSet p = test::sample_particles(20);
+  p.m[4] *= 2;  // unequal masses: a MASS block (equal ones: the MassTable, below)
   const std::size_t n = p.size();
   const auto flag_double = [](const std::string& path) {  // header byte 196, after 16 + 4
     const std::string b = test::read_all(path);
@@ -616,17 +617,36 @@ TEST(IoGadget, SnapshotsAreWhatADefaultGadgetReadsUnlessAskedOtherwise) {
         const auto r = [&](double v) { return dbl ? v : double(float(v)); };
         ASSERT_EQ(d.particles.y[i], r(p.y[i]));
         ASSERT_EQ(d.particles.vx[i], r(p.vx[i]));
+        ASSERT_EQ(d.particles.m[i], r(p.m[i]));
         ASSERT_EQ(d.particles.id[i], p.id[i]);
       }
     }
-  // An id that 32 bits cannot hold is refused (it was about to wrap) and no file is left; 64-bit
-  // ids keep it.
+  // Equal masses: the header's MassTable (a double, exact) and no MASS block, as Gadget's own
+  // initial conditions have them.
+  const ParticleSet equal = test::sample_particles(20);
+  save_snapshot(dir.file("eq.gadget"), SnapshotFormat::gadget, equal, SnapshotInfo{});
+  EXPECT_EQ(std::filesystem::file_size(dir.file("eq.gadget")), 4 * 24 + 256 + n * (6 * 4 + 4));
+  const GadgetBinaryData eq = read_gadget_binary(dir.file("eq.gadget"));
+  double table = 0;
+  std::memcpy(&table, test::read_all(dir.file("eq.gadget")).data() + 16 + 4 + 24 + 8, 8);
+  EXPECT_EQ(table, equal.m[0]);  // MassTable[1]
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(eq.particles.m[i], equal.m[0]);
+  // An id that 32 bits cannot hold is refused (it was about to wrap) and no file is left, and so
+  // is one from 2^31 on (Gadget-4 keeps the top bit); 64-bit ids keep it.
   ParticleSet big = p;
+  big.id[7] = (std::uint64_t{1} << 31) - 1;
+  require_writable(SnapshotFormat::gadget, big, WriteOptions{});
+  big.id[7] = std::uint64_t{1} << 31;
+  EXPECT_NE(test::invalid_argument_message([&] {
+              require_writable(SnapshotFormat::gadget, big, WriteOptions{});
+            }).find("field ID: value 2147483648 (particle 7) is 2^31 or more"),
+            std::string::npos);
   big.id[7] = (std::uint64_t{1} << 32) + 5;
   const std::string path = dir.file("big.gadget");
   const std::string msg = test::invalid_argument_message(
       [&] { save_snapshot(path, SnapshotFormat::gadget, big, SnapshotInfo{}); });
-  EXPECT_NE(msg.find("field ID: value 4294967301 (particle 7) does not fit in 32 bits"),
+  EXPECT_NE(msg.find("field ID: value 4294967301 (particle 7) is 2^31 or more, beyond 32-bit "
+                     "Gadget ids"),
             std::string::npos)
       << msg;
   EXPECT_EQ(test::invalid_argument_message(

@@ -346,12 +346,12 @@ void require_distinct_positions_in(const ParticleSet& p, double eps, const std::
 void add_write_options(cxxopts::Options& o, const std::string& group) {
   o.add_options(group)(
       "gadget-precision",
-      "Gadget binary output: float (positions, velocities and masses in float32, what Gadget, "
-      "GIZMO and AREPO read unless built with INPUT_IN_DOUBLEPRECISION) or double",
+      "Gadget binary output: float (positions, velocities and masses in float32, what Gadget-2 "
+      "and GIZMO read unless built for double input; Gadget-4 reads either) or double",
       cxxopts::value<std::string>()->default_value("float"))(
       "gadget-ids",
       "Gadget binary output: 32- or 64-bit particle ids (64 for a Gadget built with LONGIDS; "
-      "with 32, an id >= 2^32 is an error)",
+      "with 32, an id >= 2^31 is an error)",
       cxxopts::value<std::string>()->default_value("32"));
 }
 
