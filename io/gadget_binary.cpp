@@ -282,7 +282,7 @@ void emit_gadget_binary(const ParticleSet& p, double time, const GadgetWriteOpti
     marker(len);
   };
   const auto n = static_cast<std::uint32_t>(p.size());
-  const bool table = o.mass_table && n > 0;
+  const bool table = o.mass_table && n > 0 && p.m[0] != 0;  // a MassTable 0 means "MASS block"
   // Header.
   begin_block("HEAD", 256);
   const std::size_t h0 = out.size();

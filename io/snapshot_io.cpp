@@ -177,8 +177,10 @@ GadgetWriteOptions gadget_options(const std::string& path, const WriteOptions& o
   o.double_precision = options.gadget_double;
   o.long_ids = options.gadget_long_ids;
   // Equal masses go to the header's MassTable, without a MASS block, as Gadget's own initial
-  // conditions have them (a Gadget-4 built with LEAN has no per-particle mass to read).
-  o.mass_table = std::all_of(p.m.begin(), p.m.end(), [&](double v) { return v == p.m[0]; });
+  // conditions have them (a Gadget-4 built with LEAN has no per-particle mass to read); not
+  // equal zero masses, since a MassTable entry of 0 means "in the MASS block".
+  o.mass_table = !p.m.empty() && p.m[0] != 0 &&
+                 std::all_of(p.m.begin(), p.m.end(), [&](double v) { return v == p.m[0]; });
   return o;
 }
 }  // namespace
