@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 #if defined(__SSE__)
 #include <xmmintrin.h>
@@ -53,8 +54,11 @@ constexpr int kW = simd::kWidth;
 #ifndef HOSHI_TREE_BLOCK_PC
 #define HOSHI_TREE_BLOCK_PC 4
 #endif
-// Targets are padded to whole vectors (a multiple of both register blocks) for the L2P step.
-constexpr int kTargetBlock = kW;
+// Targets are padded to whole vectors for the L2P step and to whole register blocks for the
+// kernels (TargetBlock<B> reads B targets from t0): kW alone is a multiple of the blocks only for
+// SIMD widths they divide, and the scalar build (kW = 1) read up to 3 floats past the target
+// arrays (AddressSanitizer, 2026-11-30; the results were right, the read undefined).
+constexpr int kTargetBlock = std::lcm(kW, std::lcm(HOSHI_TREE_BLOCK_PP, HOSHI_TREE_BLOCK_PC));
 // Degree of the groups' local expansions (physics/local_expansion.hpp).
 #ifndef HOSHI_LOCAL_ORDER
 #define HOSHI_LOCAL_ORDER 5
