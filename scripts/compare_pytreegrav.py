@@ -18,7 +18,6 @@ the same rank rule as hoshi accuracy (ceil(q K)-th smallest).
 """
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -27,6 +26,8 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "2")
 
 import numpy as np  # noqa: E402
+from compare_common import (cmd_errors, interp_time_at, load_ref, loadavg, percentiles,  # noqa: E402
+                            read_forces, read_particles, rel_errors)
 
 H_OVER_EPS = 2.8  # hoshi src/physics/softening.hpp: spline_h_over_eps
 
@@ -34,22 +35,6 @@ H_OVER_EPS = 2.8  # hoshi src/physics/softening.hpp: spline_h_over_eps
 # ----------------------------------------------------------------------------------------------
 # input / reference
 # ----------------------------------------------------------------------------------------------
-def read_particles(path):
-    d = np.loadtxt(path, delimiter=",", skiprows=1)
-    with open(path) as f:
-        header = f.readline().strip().split(",")
-    col = {k: i for i, k in enumerate(header)}
-    ids = d[:, col["id"]].astype(np.int64)
-    pos = np.ascontiguousarray(d[:, [col["x"], col["y"], col["z"]]])
-    m = np.ascontiguousarray(d[:, col["m"]])
-    return ids, pos, m
-
-
-def read_forces(path):
-    d = np.loadtxt(path, delimiter=",", skiprows=1)
-    return d[:, 0].astype(np.int64), np.ascontiguousarray(d[:, 1:4]), d[:, 4]
-
-
 def spline_force_factor(r, h):
     """M(<r)/(M r^3) of the cubic-spline (M4) mass of support radius h (Gadget-2 / pytreegrav)."""
     f = np.empty_like(r)
@@ -86,25 +71,6 @@ def direct_reference(pos, m, targets, eps, chunk=8):
     return acc
 
 
-def rel_errors(a, a_ref):
-    return np.linalg.norm(a - a_ref, axis=1) / np.linalg.norm(a_ref, axis=1)
-
-
-def percentiles(e):
-    s = np.sort(e)
-    k = len(s)
-
-    def q(p):
-        return float(s[min(max(int(math.ceil(p * k)) - 1, 0), k - 1)])
-
-    return {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": float(s[-1]), "k": k}
-
-
-def load_ref(path):
-    z = np.load(path)
-    return z["targets"], z["acc"], float(z["eps"])
-
-
 # ----------------------------------------------------------------------------------------------
 # subcommands
 # ----------------------------------------------------------------------------------------------
@@ -133,28 +99,6 @@ def cmd_validate(a):
     e = rel_errors(acc, facc[targets])
     print(f"numpy ref vs hoshi double direct ({a.direct}), {len(targets)} targets: "
           f"max rel diff {e.max():.3e}, median {np.median(e):.3e}")
-
-
-def cmd_errors(a):
-    targets, acc, eps = load_ref(a.ref)
-    res = {}
-    if a.out and os.path.exists(a.out):
-        with open(a.out) as f:
-            res = json.load(f)
-    for spec in a.forces:
-        label, path = spec.split("=", 1) if "=" in spec else (spec, spec)
-        fid, facc, _ = read_forces(path)
-        p = percentiles(rel_errors(facc[targets], acc))
-        res[label] = p
-        print(f"{label:40s} p50 {p['p50']:.3e} p90 {p['p90']:.3e} p99 {p['p99']:.3e} max {p['max']:.3e}")
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump(res, f, indent=1)
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return f.read().strip()
 
 
 def hoshi_bench(hoshi, ic, eps, kernel, setting, threads, repeat, tmpcsv):
@@ -293,29 +237,6 @@ def cmd_rounds(a):
     if os.path.exists(tmpcsv):
         os.remove(tmpcsv)
     print("wrote", a.out)
-
-
-def interp_time_at(curve, target_p99):
-    """log-log interpolation of time at p99 = target on a code's lower envelope.
-
-    curve: list of (p99, seconds). Uses the Pareto front (faster-for-error points); returns
-    None when the target lies outside the measured p99 range."""
-    pts = sorted(curve)  # by p99 ascending
-    front = []
-    for p, t in pts:  # keep points that are faster than every more accurate one
-        if not front or t < front[-1][1]:
-            front.append((p, t))
-    for (p0, t0), (p1, t1) in zip(front, front[1:]):
-        if p0 <= target_p99 <= p1:
-            if p1 == p0:
-                return min(t0, t1), False
-            w = (math.log(target_p99) - math.log(p0)) / (math.log(p1) - math.log(p0))
-            return math.exp(math.log(t0) + w * (math.log(t1) - math.log(t0))), False
-    if front and target_p99 >= front[-1][0]:
-        # every front point is more accurate than asked: the least accurate one's time is an
-        # upper bound on this code's time at the target (flagged True)
-        return front[-1][1], True
-    return None, False
 
 
 def cmd_summarize(a):

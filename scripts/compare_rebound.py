@@ -30,7 +30,6 @@ particles (no integrator step). REBOUND's opening criterion is w^2 > opening_ang
 import argparse
 import ctypes
 import json
-import math
 import os
 import subprocess
 import sys
@@ -39,27 +38,13 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from compare_common import (cmd_errors, interp_time_at, load_ref, loadavg, percentiles,  # noqa: E402
+                            read_forces, read_particles, rel_errors)
 
 
 # ----------------------------------------------------------------------------------------------
 # input / reference
 # ----------------------------------------------------------------------------------------------
-def read_particles(path):
-    d = np.loadtxt(path, delimiter=",", skiprows=1)
-    with open(path) as f:
-        header = f.readline().strip().split(",")
-    col = {k: i for i, k in enumerate(header)}
-    ids = d[:, col["id"]].astype(np.int64)
-    pos = np.ascontiguousarray(d[:, [col["x"], col["y"], col["z"]]])
-    m = np.ascontiguousarray(d[:, col["m"]])
-    return ids, pos, m
-
-
-def read_forces(path):
-    d = np.loadtxt(path, delimiter=",", skiprows=1)
-    return d[:, 0].astype(np.int64), np.ascontiguousarray(d[:, 1:4]), d[:, 4]
-
-
 def direct_reference(pos, m, targets, eps, chunk=8):
     """Double-precision Plummer-softened direct sum at pos[targets] (self pair excluded)."""
     acc = np.zeros((len(targets), 3))
@@ -74,25 +59,6 @@ def direct_reference(pos, m, targets, eps, chunk=8):
         f *= m[None, :]
         acc[s:s + chunk] = np.einsum("tn,tnk->tk", f, d)
     return acc
-
-
-def rel_errors(a, a_ref):
-    return np.linalg.norm(a - a_ref, axis=1) / np.linalg.norm(a_ref, axis=1)
-
-
-def percentiles(e):
-    s = np.sort(e)
-    k = len(s)
-
-    def q(p):
-        return float(s[min(max(int(math.ceil(p * k)) - 1, 0), k - 1)])
-
-    return {"p50": q(0.5), "p90": q(0.9), "p99": q(0.99), "max": float(s[-1]), "k": k}
-
-
-def load_ref(path):
-    z = np.load(path)
-    return z["targets"], z["acc"], float(z["eps"])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -231,28 +197,6 @@ def cmd_validate(a):
               f"{e2.max():.3e}; vs hoshi double direct: max {e3.max():.3e}")
 
 
-def cmd_errors(a):
-    targets, acc, eps = load_ref(a.ref)
-    res = {}
-    if a.out and os.path.exists(a.out):
-        with open(a.out) as f:
-            res = json.load(f)
-    for spec in a.forces:
-        label, path = spec.split("=", 1) if "=" in spec else (spec, spec)
-        fid, facc, _ = read_forces(path)
-        p = percentiles(rel_errors(facc[targets], acc))
-        res[label] = p
-        print(f"{label:40s} p50 {p['p50']:.3e} p90 {p['p90']:.3e} p99 {p['p99']:.3e} max {p['max']:.3e}")
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump(res, f, indent=1)
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return f.read().strip()
-
-
 def hoshi_bench(hoshi, ic, eps, setting, threads, repeat, tmpcsv):
     """One `hoshi bench` call; returns (median seconds, CSV row, command)."""
     if os.path.exists(tmpcsv):
@@ -335,28 +279,6 @@ def cmd_rounds(a):
     with open(a.out, "w") as f:
         json.dump(res, f, indent=1)
     print("wrote", a.out)
-
-
-def interp_time_at(curve, target_p99):
-    """log-log interpolation of time at p99 = target on a code's lower envelope.
-
-    curve: list of (p99, seconds). Uses the Pareto front (faster-for-error points); returns
-    (None, False) when the target is more accurate than every point, and (time of the least
-    accurate point, True) when every point is more accurate than the target (an upper bound)."""
-    pts = sorted(curve)  # by p99 ascending
-    front = []
-    for p, t in pts:  # keep points that are faster than every more accurate one
-        if not front or t < front[-1][1]:
-            front.append((p, t))
-    for (p0, t0), (p1, t1) in zip(front, front[1:]):
-        if p0 <= target_p99 <= p1:
-            if p1 == p0:
-                return min(t0, t1), False
-            w = (math.log(target_p99) - math.log(p0)) / (math.log(p1) - math.log(p0))
-            return math.exp(math.log(t0) + w * (math.log(t1) - math.log(t0))), False
-    if front and target_p99 >= front[-1][0]:
-        return front[-1][1], True
-    return None, False
 
 
 def cmd_summarize(a):
