@@ -272,7 +272,8 @@ def cmd_summarize(a):
         t = times("hoshi", s)
         i = int(np.argmin(t))
         row = R["rounds"][i]["hoshi"][s]["row"]
-        build = sum(float(row[k]) for k in ("seconds_keys", "seconds_sort", "seconds_build", "seconds_moments"))
+        build = sum(float(row.get(k, 0)) for k in ("seconds_keys", "seconds_sort", "seconds_permute",
+                                                   "seconds_build", "seconds_moments"))
         print(f"| hoshi | {s} | {e['p50']:.2e} | {e['p90']:.2e} | {e['p99']:.2e} | {e['max']:.2e} | "
               f"{' '.join(f'{x:.3f}' for x in t)} | {min(t):.3f} | {build:.3f} / {float(row['seconds_walk']):.3f} |")
     for s in ps:

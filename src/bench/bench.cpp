@@ -82,7 +82,7 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
     std::ofstream out(tmp);
     if (!out) throw std::runtime_error("cannot write " + tmp);
     out << "solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,"
-           "seconds_keys,seconds_sort,seconds_build,seconds_moments,seconds_walk,"
+           "seconds_keys,seconds_sort,seconds_permute,seconds_build,seconds_moments,seconds_walk,"
            "pp_per_particle,pc_per_particle,m2l_per_particle\n";
     out << std::setprecision(6);
     for (const BenchRow& r : rows) {
@@ -94,9 +94,9 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
       out << r.solver << ',' << r.backend << ',' << r.n << ',' << r.threads << ',' << r.seconds
           << ',' << r.interactions_per_second() << ',' << r.gflops() << ','
           << (peak_gflops > 0 && r.backend == "cpu" ? r.gflops() / peak_gflops : 0.0) << ','
-          << phase("keys") << ',' << phase("sort") << ',' << phase("build") << ','
-          << phase("moments") << ',' << phase("walk") << ',' << double(r.pp) / n << ','
-          << double(r.pc) / n << ',' << double(r.m2l) / n << '\n';
+          << phase("keys") << ',' << phase("sort") << ',' << phase("permute") << ','
+          << phase("build") << ',' << phase("moments") << ',' << phase("walk") << ','
+          << double(r.pp) / n << ',' << double(r.pc) / n << ',' << double(r.m2l) / n << '\n';
     }
     out.close();
     if (!out) throw std::runtime_error("error writing " + tmp);
