@@ -9,7 +9,9 @@
 //   down:   sorted keys (8 B) and sorted x, y, z, m (32 B) per particle into pinned host
 //           buffers (and the sorted index, 4 B, with zero softening: the coincidence check)
 //   host:   build_octree from the sorted keys, compute_multipoles (the CPU solver's code), both
-//           reading the pinned copies in place
+//           reading the pinned copies in place. Crowded cells of the keys' finest level (rare:
+//           key_deep_cells) are reordered here, and then the sorted x, y, z, m and the order
+//           go back up (36 B per particle, only in the steps that have such cells)
 //   up:     the nodes (128 B per node, about N / 4 nodes at n_leaf 16), through a pinned copy
 //   device: per-particle walk (or the group mode, groups from make_groups on the host, 16 B per
 //           group up), accelerations written in the stepper's (input) order.
@@ -58,6 +60,7 @@ struct DeviceStepper::Impl {
   PinnedBuffer<std::uint64_t> h_keys;
   PinnedBuffer<double> h_x, h_y, h_z, h_m;
   PinnedBuffer<std::uint32_t> h_order;
+  DeepCells deep;
   std::vector<TreeNode> nodes;
   PinnedBuffer<TreeNode> h_nodes;  // the nodes' staging copy for the upload
   CudaEvent e0, e1;
@@ -138,7 +141,25 @@ struct DeviceStepper::Impl {
     st.seconds["download"] = sw.seconds();
     // host build
     sw.restart();
-    build_octree(h_keys.data(), n, cube, c.tree.n_leaf, nodes);
+    key_deep_cells(h_keys.data(), h_x.data(), h_y.data(), h_z.data(), n, cube, c.tree.n_leaf, deep);
+    if (!deep.empty()) {  // the device's sorted arrays and order take the runs' new order
+      if (c.eps != 0) {
+        h_order.resize(n);
+        order.download(h_order.data(), n);
+      }
+      deep.permute(h_x.data());
+      deep.permute(h_y.data());
+      deep.permute(h_z.data());
+      deep.permute(h_m.data());
+      deep.permute(h_order.data());
+      xs.upload(h_x.data(), n);
+      ys.upload(h_y.data(), n);
+      zs.upload(h_z.data(), n);
+      ms.upload(h_m.data(), n);
+      order.upload(h_order.data(), n);
+      HOSHI_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+    }
+    const int max_level = build_octree(h_keys.data(), n, cube, c.tree.n_leaf, nodes, &deep);
     compute_multipoles(nodes, h_x.data(), h_y.data(), h_z.data(), h_m.data(), used, c.tree.theta,
                        cell_kernel_radius(c.softening, c.eps));
     if (c.eps == 0)
@@ -159,6 +180,7 @@ struct DeviceStepper::Impl {
     v.lo_y = cube.lo_y;
     v.lo_z = cube.lo_z;
     v.side = cube.side;
+    v.max_level = static_cast<std::uint32_t>(max_level);
     dtree.upload_nodes(v);
     if (c.tree.walk == WalkKind::group) dtree.upload_groups(nodes);
     const float* d_alpha = nullptr;

@@ -11,6 +11,7 @@
 #include "integrator/leapfrog.hpp"
 #include "run/simulation.hpp"
 #include "solver/solver.hpp"
+#include "tree/octree.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/device_stepper.hpp"
 #endif
@@ -294,6 +295,52 @@ TEST(StepperZeroSoftening, CoincidentParticlesAreNamedByIdAndOtherwiseForcesAreT
   }
   c.solver = SolverKind::direct;
   EXPECT_THROW(gpu::DeviceStepper(c, p), std::invalid_argument);
+}
+
+// A cluster of size 1e-9 in a Plummer sphere: its key cell holds more than a leaf's worth, and
+// the host reorders that cell's particles by their keys inside it (octree.hpp, DeepCells); the
+// stepper then sends the new order of the sorted particles back up (device_stepper.cu). Its
+// forces equal the CUDA solver's, whose host build does the same, at zero softening (where the
+// order is downloaded anyway) and with softening (where it is downloaded for this), for both
+// walks, in the first evaluation and the second (the buffers kept).
+TEST(StepperCrowdedCells, ForcesEqualTheCudaSolverBelowTheKeys) {
+  HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
+  ParticleSet p = make_plummer(3000, 44);
+  const ParticleSet cluster = make_plummer(1500, 45);
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    p.push_back(0.05 + 1e-9 * cluster.x[i], 0.02 + 1e-9 * cluster.y[i], -0.03 + 1e-9 * cluster.z[i],
+                0, 0, 0, 1e-3 * cluster.m[i], 3000 + i);
+  const std::size_t n = p.size();
+  {
+    Octree t;
+    PhaseTimes times;
+    build_tree(p, {config({SolverKind::tree}).tree.n_leaf, Criterion::barnes94, 0.5}, t, times);
+    ASSERT_FALSE(t.deep.empty());
+  }
+  for (WalkKind walk : {WalkKind::particle, WalkKind::group})
+    for (double eps : {0.0, 1e-11}) {
+      SCOPED_TRACE(to_string(walk) + " eps " + std::to_string(eps));
+      SolverConfig c = config({SolverKind::tree, Criterion::barnes94, walk});
+      c.eps = eps;
+      gpu::DeviceStepper s(c, p);
+      ParticleSet q = p;
+      const auto solver = make_solver(c, n);
+      for (int pass = 0; pass < 2; ++pass) {
+        const ForceStats ss = s.compute_forces();
+        ParticleSet d;
+        s.download(d);
+        const ForceStats sq = solver->compute(q);
+        EXPECT_EQ(ss.pp, sq.pp);
+        EXPECT_EQ(ss.pc, sq.pc);
+        for (std::size_t i = 0; i < n; ++i) {
+          ASSERT_EQ(d.ax[i], q.ax[i]) << i;
+          ASSERT_EQ(d.ay[i], q.ay[i]) << i;
+          ASSERT_EQ(d.az[i], q.az[i]) << i;
+          ASSERT_EQ(d.pot[i], q.pot[i]) << i;
+          ASSERT_EQ(d.id[i], p.id[i]);
+        }
+      }
+    }
 }
 
 // The device keeps the run's units: a set far from unit size or mass (which make_solver's

@@ -116,14 +116,15 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
       ASSERT_EQ(v[i], static_cast<std::uint32_t>(node_level(nodes[i], nodes[0])) <= cut ? 1 : 0);
   }
 
-  // Every particle is in exactly one leaf; leaves respect n_leaf or sit at level 21.
+  // Every particle is in exactly one leaf; leaves respect n_leaf or sit at level 42 (the
+  // finest cells' own keys' finest level: only particles closer than 2^-42 of the box).
   std::vector<int> in_leaf(n, 0);
   for (std::uint32_t i = 0; i < nn; ++i) {
     const TreeNode& nd = nodes[i];
     ASSERT_LT(nd.begin, nd.end) << "empty node " << i;
     if (nd.first_child == 0) {
       EXPECT_TRUE(nd.end - nd.begin <= static_cast<std::uint64_t>(n_leaf) ||
-                  node_level(nd, nodes[0]) == kMortonMaxLevel);
+                  node_level(nd, nodes[0]) == kTreeMaxLevel);
       for (std::uint64_t j = nd.begin; j < nd.end; ++j) ++in_leaf[j];
       EXPECT_EQ(nd.next, i + 1);
     } else {
@@ -140,12 +141,17 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
       EXPECT_EQ(c, nd.next);
       EXPECT_EQ(cursor, nd.end);
     }
-    // Every particle of the node lies in the node's cube (the geometry is that of the keys).
+    // Every particle of the node lies in the node's cube (the geometry is that of the keys), up
+    // to the rounding of a coordinate (2^-52 of it, and of the cube's corner: which of two
+    // cells a particle on their face falls in is decided in rounded arithmetic).
     const double h = 0.5 * nd.side * (1 + 1e-12);
     for (std::uint64_t j = nd.begin; j < nd.end; ++j) {
-      ASSERT_LE(std::abs(t.x[j] - nd.cx), h);
-      ASSERT_LE(std::abs(t.y[j] - nd.cy), h);
-      ASSERT_LE(std::abs(t.z[j] - nd.cz), h);
+      const double round = 0x1.0p-50 * std::max({std::abs(t.x[j]), std::abs(t.y[j]),
+                                                 std::abs(t.z[j]), std::abs(t.cube.lo_x),
+                                                 std::abs(t.cube.lo_y), std::abs(t.cube.lo_z)});
+      ASSERT_LE(std::abs(t.x[j] - nd.cx), h + round) << "node " << i << " particle " << j;
+      ASSERT_LE(std::abs(t.y[j] - nd.cy), h + round) << "node " << i << " particle " << j;
+      ASSERT_LE(std::abs(t.z[j] - nd.cz), h + round) << "node " << i << " particle " << j;
     }
   }
   for (std::size_t j = 0; j < n; ++j) ASSERT_EQ(in_leaf[j], 1) << "particle " << j;
@@ -237,20 +243,77 @@ TEST(Octree, InvariantsDegenerate) {
 }
 
 TEST(Octree, CoincidentParticlesEndInOneDeepestLeaf) {
-  // 100000 particles at one point: without the level-21 stop this would recurse forever.
+  // 100000 particles at one point: without the level-42 stop this would recurse forever.
   const ParticleSet p = all_at_one_point(100000);
   check_tree(all_at_one_point(2000), 16, "all at one point");
   Octree t;
   PhaseTimes times;
   build_tree(p, {16, Criterion::barnes94, 0.5}, t, times);
-  // A chain of single-child nodes from the root (level 0) to one leaf at level 21.
-  ASSERT_EQ(t.nodes.size(), static_cast<std::size_t>(kMortonMaxLevel + 1));
+  // A chain of single-child nodes from the root (level 0) to one leaf at level 42: 21 levels
+  // of the keys, 21 of the keys inside the crowded finest cell.
+  ASSERT_EQ(t.nodes.size(), static_cast<std::size_t>(kTreeMaxLevel + 1));
+  EXPECT_EQ(t.max_level, kTreeMaxLevel);
+  EXPECT_EQ(t.view().max_level, static_cast<std::uint32_t>(kTreeMaxLevel));
   const TreeNode& leaf = t.nodes.back();
   EXPECT_EQ(leaf.first_child, 0u);
-  EXPECT_EQ(node_level(leaf, t.nodes[0]), kMortonMaxLevel);
+  EXPECT_EQ(node_level(leaf, t.nodes[0]), kTreeMaxLevel);
   EXPECT_EQ(leaf.end - leaf.begin, p.size());
   EXPECT_NEAR(leaf.m, 1.0, 1e-9);
   EXPECT_EQ(leaf.b_max, 0.0f);
+}
+
+// A clump 1e-8 across in a box of side ~2 (a finest cell is 2 / 2^21 ~ 1e-6): its particles
+// share one or a few keys. They used to end in leaves of ~3000 particles; now such cells are
+// split by the particles' keys inside them, to leaves of n_leaf, except 50 coincident ones.
+ParticleSet field_with_clump(std::uint64_t seed) {
+  ParticleSet p = uniform_cube(2000, seed);
+  Random rng(seed + 1);
+  for (std::size_t i = 0; i < 3000; ++i)
+    p.push_back(0.3 + 1e-8 * rng.uniform(-1, 1), -0.2 + 1e-8 * rng.uniform(-1, 1),
+                0.1 + 1e-8 * rng.uniform(-1, 1), 0, 0, 0, 1e-4, p.size());
+  for (std::size_t i = 0; i < 50; ++i) p.push_back(0.3, -0.2, 0.1, 0, 0, 0, 1e-4, p.size());
+  return p;
+}
+
+TEST(Octree, CrowdedFinestCellsAreSplitBelowTheKeys) {
+  const ParticleSet p = field_with_clump(12);
+  for (int n_leaf : {1, 16}) {
+    check_tree(p, n_leaf, "clump, n_leaf " + std::to_string(n_leaf));
+    Octree t;
+    PhaseTimes times;
+    build_tree(p, {n_leaf, Criterion::barnes94, 0.5}, t, times);
+    ASSERT_FALSE(t.deep.empty());
+    EXPECT_GT(t.max_level, kMortonMaxLevel);
+    EXPECT_LE(t.max_level, kTreeMaxLevel);
+    // Each run is a whole crowded cell: one key, more than n_leaf particles, different keys on
+    // either side; the keys inside it ascend.
+    for (std::size_t r = 0; r < t.deep.runs.size(); ++r) {
+      const auto [b, e] = t.deep.runs[r];
+      EXPECT_GT(e - b, static_cast<std::uint64_t>(n_leaf));
+      if (b > 0) {
+        EXPECT_NE(t.keys[b - 1], t.keys[b]);
+      }
+      if (e < p.size()) {
+        EXPECT_NE(t.keys[e], t.keys[b]);
+      }
+      for (std::uint64_t k = b; k < e; ++k) {
+        ASSERT_EQ(t.keys[k], t.keys[b]);
+        if (k > b) {
+          ASSERT_LE(t.deep.keys[t.deep.start[r] + k - b - 1], t.deep.keys[t.deep.start[r] + k - b]);
+        }
+      }
+    }
+    // Only the coincident particles share a leaf beyond n_leaf, at level 42.
+    std::size_t crowded = 0;
+    for (const TreeNode& nd : t.nodes)
+      if (nd.first_child == 0 && nd.end - nd.begin > static_cast<std::uint64_t>(n_leaf)) {
+        ++crowded;
+        EXPECT_EQ(node_level(nd, t.nodes[0]), kTreeMaxLevel);
+        EXPECT_EQ(nd.b_max, 0.0f);
+        EXPECT_GE(nd.end - nd.begin, 50u);
+      }
+    EXPECT_EQ(crowded, 1u);
+  }
 }
 
 TEST(Octree, RejectsBadLeafSize) {

@@ -255,6 +255,37 @@ TEST_F(WalkWarp, StackBoundAndFallbackToTheBoxWalk) {
   }
 }
 
+// A cluster of size ~1e-9 in a Plummer sphere: its key cell is split below the keys'
+// resolution (octree.hpp, DeepCells), so the tree is deeper than 21 levels (37), and the
+// headroom follows its depth (stack_headroom): with kWarpStack no walk falls back, the
+// interactions are the box walk's, and with exactly the depth-first bound's capacity none
+// falls back either. (The bound is a worst case that neither this set nor a fractal corner
+// of 7 particles per level over 42 levels comes near: without fallback from capacities of 60
+// and 100 on, with the old headroom of 21 levels as with the new.)
+TEST_F(WalkWarp, TreeDeeperThanTheKeys) {
+  ParticleSet p = make_plummer(2000, 31);
+  const ParticleSet cluster = make_plummer(1500, 32);
+  for (std::size_t i = 0; i < cluster.size(); ++i)
+    p.push_back(0.05 + 1e-9 * cluster.x[i], 0.02 + 1e-9 * cluster.y[i], -0.03 + 1e-9 * cluster.z[i],
+                0, 0, 0, 1e-3 * cluster.m[i], 2000 + i);
+  ParticleSet ref = p;
+  direct_reference(ref, 1.0, Softening::plummer, 0.0);
+  const Case c{Criterion::barnes94, 2, Softening::plummer, 0.0, 16, 32};
+  const WalkSetup s = make_setup(p, ref, c);
+  ASSERT_GT(s.tree.max_level, kMortonMaxLevel + 8);
+  check_case(p, ref, c);
+  Forces box(p.size()), warp(p.size());
+  const WalkCounts cb = walk_tree_boxes(s.tree, s.cfg, nullptr, box.ax.data(), box.ay.data(),
+                                        box.az.data(), box.pot.data());
+  const int bound = 8 + 7 * (s.tree.max_level - 1);
+  std::uint64_t fallbacks = 99;
+  const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, nullptr, warp.ax.data(), warp.ay.data(),
+                                        warp.az.data(), warp.pot.data(), bound, &fallbacks);
+  EXPECT_EQ(fallbacks, 0u);
+  EXPECT_EQ(cw.pp, cb.pp);
+  EXPECT_EQ(cw.pc, cb.pc);
+}
+
 // The child table the walk reads instead of the `next` chains: node i's children in pre-order,
 // zeros after them, none for a leaf, and every node but the root the child of exactly one.
 TEST_F(WalkWarp, ChildTableListsEveryNodesChildrenInOrder) {

@@ -18,6 +18,10 @@ namespace hoshi {
 inline constexpr int kMortonBits = 21;  // bits per axis
 inline constexpr int kMortonMaxLevel = kMortonBits;
 inline constexpr std::uint32_t kMortonCells = 1u << kMortonBits;  // cells per axis
+// The octree goes below the keys' finest level where it must: more than a leaf's worth of
+// particles in one cell of that level are keyed again inside it, 21 levels more
+// (tree/octree.hpp, DeepCells), so no node is deeper than this.
+inline constexpr int kTreeMaxLevel = 2 * kMortonMaxLevel;
 
 // Spreads the low 21 bits of v so that bit b moves to bit 3b.
 HOSTDEV inline std::uint64_t morton_spread3(std::uint32_t v) {

@@ -31,6 +31,23 @@ BoundingCube bounding_cube(const double* x, const double* y, const double* z, st
   return c;
 }
 
+namespace {
+
+// Lower corner of the finest-level cell of `key`: the origin of the keys inside that cell
+// (key_deep_cells) and of the geometry of the nodes below it (OctreeBuilder::make_node), one
+// expression for both.
+void deep_cell_corner(std::uint64_t key, const BoundingCube& c, double& lo_x, double& lo_y,
+                      double& lo_z) {
+  std::uint32_t ix, iy, iz;
+  morton_decode(key, ix, iy, iz);
+  const double cell = c.side / static_cast<double>(kMortonCells);
+  lo_x = c.lo_x + ix * cell;
+  lo_y = c.lo_y + iy * cell;
+  lo_z = c.lo_z + iz * cell;
+}
+
+}  // namespace
+
 void compute_morton_keys(const double* x, const double* y, const double* z, std::size_t n,
                          const BoundingCube& c, std::uint64_t* keys) {
   const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
@@ -190,6 +207,74 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
   sort_low_bits(keys, index);
 }
 
+void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y, const double* z,
+                    std::size_t n, const BoundingCube& cube, int n_leaf, DeepCells& deep) {
+  deep.runs.clear();
+  deep.start.clear();
+  deep.keys.clear();
+  deep.order.clear();
+  const std::uint64_t leaf = static_cast<std::uint64_t>(std::max(1, n_leaf));
+  // The runs of more than `leaf` equal keys, each found by the thread in whose share of [0, n)
+  // it starts; the threads' lists in order are the runs in order.
+  std::vector<std::vector<DeepCells::Run>> found(static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel
+  {
+    const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+    std::size_t b = n * t / nt;
+    const std::size_t e = n * (t + 1) / nt;
+    while (b > 0 && b < n && keys[b] == keys[b - 1]) ++b;
+    for (std::size_t r = b; r < e;) {
+      std::size_t q = r + 1;
+      while (q < n && keys[q] == keys[r]) ++q;
+      if (q - r > leaf) found[t].push_back({r, q});
+      r = q;
+    }
+  }
+  std::uint64_t total = 0;
+  for (const auto& f : found)
+    for (const DeepCells::Run& run : f) {
+      deep.runs.push_back(run);
+      deep.start.push_back(total);
+      total += run.end - run.begin;
+    }
+  if (deep.runs.empty()) return;
+  deep.keys.resize(total);
+  deep.order.resize(total);
+  const double cell = cube.side / static_cast<double>(kMortonCells);
+  const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(deep.runs.size());
+#pragma omp parallel
+  {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> sub;  // (key in the cell, position)
+#pragma omp for schedule(dynamic, 1)
+    for (std::ptrdiff_t r = 0; r < nr; ++r) {
+      const DeepCells::Run run = deep.runs[r];
+      double lo_x, lo_y, lo_z;
+      deep_cell_corner(keys[run.begin], cube, lo_x, lo_y, lo_z);
+      sub.clear();
+      for (std::uint64_t k = run.begin; k < run.end; ++k)
+        sub.emplace_back(morton_key(x[k], y[k], z[k], lo_x, lo_y, lo_z, cell), k - run.begin);
+      std::sort(sub.begin(), sub.end());  // by key, then position: stable
+      for (std::size_t s = 0; s < sub.size(); ++s)
+        std::tie(deep.keys[deep.start[r] + s], deep.order[deep.start[r] + s]) = sub[s];
+    }
+  }
+}
+
+template <class T>
+void DeepCells::permute(T* a) const {
+  const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(runs.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::ptrdiff_t r = 0; r < nr; ++r) {
+    const Run& run = runs[r];
+    const std::vector<T> old(a + run.begin, a + run.end);
+    const std::uint64_t* o = order.data() + start[r];
+    for (std::uint64_t k = 0; k < run.end - run.begin; ++k) a[run.begin + k] = old[o[k]];
+  }
+}
+template void DeepCells::permute(double*) const;
+template void DeepCells::permute(std::uint64_t*) const;
+template void DeepCells::permute(std::uint32_t*) const;
+
 namespace {
 
 // The parallel units of the tree build and of the moments: subtrees of at most this many
@@ -203,15 +288,22 @@ inline std::size_t task_particles(std::size_t n) {
 
 class OctreeBuilder {
  public:
-  OctreeBuilder(const std::uint64_t* keys, const BoundingCube& cube, int n_leaf)
-      : keys_(keys), cube_(cube), n_leaf_(static_cast<std::size_t>(n_leaf)) {}
+  OctreeBuilder(const std::uint64_t* keys, const BoundingCube& cube, int n_leaf,
+                const DeepCells* deep)
+      : keys_(keys),
+        cube_(cube),
+        n_leaf_(static_cast<std::size_t>(n_leaf)),
+        deep_(deep && !deep->empty() ? deep : nullptr) {}
 
-  // Number of nodes of the subtree over [b, e) at `level`.
-  std::uint64_t count_subtree(std::size_t b, std::size_t e, int level) const {
+  // Number of nodes of the subtree over [b, e) at `level`; raises `deepest` to the level of
+  // its deepest node.
+  std::uint64_t count_subtree(std::size_t b, std::size_t e, int level, int& deepest) const {
+    deepest = std::max(deepest, level);
     if (is_leaf(b, e, level)) return 1;
     std::uint64_t c = 1;
-    for_each_child(b, e, level,
-                   [&](std::size_t cb, std::size_t ce) { c += count_subtree(cb, ce, level + 1); });
+    for_each_child(b, e, level, [&](std::size_t cb, std::size_t ce) {
+      c += count_subtree(cb, ce, level + 1, deepest);
+    });
     return c;
   }
 
@@ -236,12 +328,14 @@ class OctreeBuilder {
   // (the skeleton) are listed in pre-order with the subtrees that hang below them; the
   // subtrees' node counts are computed in parallel, giving every subtree its place; then each
   // is written there.
-  void build(std::size_t n, std::vector<TreeNode>& nodes) const {
+  // Returns the level of the deepest node.
+  int build(std::size_t n, std::vector<TreeNode>& nodes) const {
     struct Item {
       std::size_t b, e;
       int level;
       bool subtree;
       std::uint64_t count = 1, index = 0, next = 0;
+      int deepest = 0;
     };
     std::vector<Item> items;
     const std::size_t task = task_particles(n);
@@ -256,12 +350,15 @@ class OctreeBuilder {
     const std::ptrdiff_t ni = static_cast<std::ptrdiff_t>(items.size());
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::ptrdiff_t k = 0; k < ni; ++k)
-      if (items[k].subtree) items[k].count = count_subtree(items[k].b, items[k].e, items[k].level);
+      if (items[k].subtree)
+        items[k].count = count_subtree(items[k].b, items[k].e, items[k].level, items[k].deepest);
     // Indices in pre-order; a skeleton node's next is the index where the first later item of
     // its level or above starts.
     std::uint64_t total = 0;
+    int deepest = 0;
     std::vector<std::size_t> open;
     for (std::size_t k = 0; k < items.size(); ++k) {
+      deepest = std::max({deepest, items[k].level, items[k].deepest});
       while (!open.empty() && items[open.back()].level >= items[k].level) {
         items[open.back()].next = total;
         open.pop_back();
@@ -287,26 +384,63 @@ class OctreeBuilder {
         nd.next = static_cast<std::uint32_t>(it.next);
       }
     }
+    return deepest;
   }
 
  private:
-  bool is_leaf(std::size_t b, std::size_t e, int level) const {
-    return e - b <= n_leaf_ || level >= kMortonMaxLevel;
+  // Below level 21 a node lies in one crowded cell: the run of deep_ that holds position b
+  // (a level-21 node with more than n_leaf particles is a whole run); -1 if none.
+  std::ptrdiff_t run_of(std::size_t b) const {
+    if (!deep_) return -1;
+    const auto& runs = deep_->runs;
+    auto it =
+        std::upper_bound(runs.begin(), runs.end(), std::uint64_t{b},
+                         [](std::uint64_t v, const DeepCells::Run& r) { return v < r.begin; });
+    if (it == runs.begin() || b >= (--it)->end) return -1;
+    return it - runs.begin();
   }
 
+  // The key of sorted position k in run r, inside its cell.
+  std::uint64_t deep_key(std::ptrdiff_t r, std::size_t k) const {
+    return deep_->keys[deep_->start[r] + (k - deep_->runs[r].begin)];
+  }
+
+  bool is_leaf(std::size_t b, std::size_t e, int level) const {
+    if (e - b <= n_leaf_) return true;
+    if (level < kMortonMaxLevel) return false;
+    return level >= kTreeMaxLevel || run_of(b) < 0;
+  }
+
+  // Calls f(cb, ce) for each non-empty child range in octant order: the digit of the child's
+  // level of the Morton key, below level 21 of the key inside the crowded cell.
   template <class F>
   void for_each_child(std::size_t b, std::size_t e, int level, F&& f) const {
     const int child_level = level + 1;
+    if (child_level <= kMortonMaxLevel) {
+      split_children(b, e, f, [&](std::size_t k) { return morton_octant(keys_[k], child_level); });
+    } else {
+      const std::ptrdiff_t r = run_of(b);
+      const int sub_level = child_level - kMortonMaxLevel;
+      split_children(b, e, f,
+                     [&](std::size_t k) { return morton_octant(deep_key(r, k), sub_level); });
+    }
+  }
+
+  // The octants of [b, e) ascend (sorted keys): binary search for the end of each.
+  template <class F, class Octant>
+  static void split_children(std::size_t b, std::size_t e, F& f, const Octant& octant) {
     std::size_t cb = b;
     for (unsigned o = 0; o < 8 && cb < e; ++o) {
-      const std::size_t ce =
-          static_cast<std::size_t>(std::partition_point(keys_ + cb, keys_ + e,
-                                                        [&](std::uint64_t k) {
-                                                          return morton_octant(k, child_level) <= o;
-                                                        }) -
-                                   keys_);
-      if (ce > cb) f(cb, ce);
-      cb = ce;
+      std::size_t lo = cb, hi = e;  // first position whose octant exceeds o
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (octant(mid) <= o)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      if (lo > cb) f(cb, lo);
+      cb = lo;
     }
   }
 
@@ -314,34 +448,46 @@ class OctreeBuilder {
     TreeNode n{};
     n.begin = b;
     n.end = e;
-    std::uint32_t ix, iy, iz;
-    morton_decode(morton_cell_prefix(keys_[b], level), ix, iy, iz);
-    const double cell = cube_.side / static_cast<double>(kMortonCells);
     n.side = std::ldexp(cube_.side, -level);
-    n.cx = cube_.lo_x + ix * cell + 0.5 * n.side;
-    n.cy = cube_.lo_y + iy * cell + 0.5 * n.side;
-    n.cz = cube_.lo_z + iz * cell + 0.5 * n.side;
+    std::uint32_t ix, iy, iz;
+    const double cell = cube_.side / static_cast<double>(kMortonCells);
+    if (level <= kMortonMaxLevel) {
+      morton_decode(morton_cell_prefix(keys_[b], level), ix, iy, iz);
+      n.cx = cube_.lo_x + ix * cell + 0.5 * n.side;
+      n.cy = cube_.lo_y + iy * cell + 0.5 * n.side;
+      n.cz = cube_.lo_z + iz * cell + 0.5 * n.side;
+    } else {  // inside a crowded cell: its corner plus the cell's own keys' cells
+      double lo_x, lo_y, lo_z;
+      deep_cell_corner(keys_[b], cube_, lo_x, lo_y, lo_z);
+      morton_decode(morton_cell_prefix(deep_key(run_of(b), b), level - kMortonMaxLevel), ix, iy,
+                    iz);
+      const double fine = cell / static_cast<double>(kMortonCells);
+      n.cx = lo_x + ix * fine + 0.5 * n.side;
+      n.cy = lo_y + iy * fine + 0.5 * n.side;
+      n.cz = lo_z + iz * fine + 0.5 * n.side;
+    }
     return n;
   }
 
   const std::uint64_t* keys_;
   BoundingCube cube_;
   std::size_t n_leaf_;
+  const DeepCells* deep_;
 };
 
 }  // namespace
 
-void build_octree(const std::uint64_t* keys, std::size_t n, const BoundingCube& cube, int n_leaf,
-                  std::vector<TreeNode>& nodes) {
+int build_octree(const std::uint64_t* keys, std::size_t n, const BoundingCube& cube, int n_leaf,
+                 std::vector<TreeNode>& nodes, const DeepCells* deep) {
   if (n_leaf < 1)
     throw std::invalid_argument("invalid n_leaf " + std::to_string(n_leaf) + " (must be >= 1)");
   if (n == 0) {
     nodes.clear();
-    return;
+    return 0;
   }
   // Every node is assigned in full by build(), so a node array kept from the previous
   // evaluation is resized, not cleared: only nodes beyond its old size are zeroed first.
-  OctreeBuilder(keys, cube, n_leaf).build(n, nodes);
+  return OctreeBuilder(keys, cube, n_leaf, deep).build(n, nodes);
 }
 
 namespace {
@@ -568,13 +714,16 @@ TreeView Octree::view() const {
   v.lo_y = cube.lo_y;
   v.lo_z = cube.lo_z;
   v.side = cube.side;
+  v.max_level = static_cast<std::uint32_t>(max_level);
   return v;
 }
 
 std::size_t Octree::bytes() const {
   return (keys.capacity() + index.capacity()) * sizeof(std::uint64_t) +
          (x.capacity() + y.capacity() + z.capacity() + m.capacity()) * sizeof(double) +
-         nodes.capacity() * sizeof(TreeNode);
+         nodes.capacity() * sizeof(TreeNode) + deep.runs.capacity() * sizeof(DeepCells::Run) +
+         (deep.start.capacity() + deep.keys.capacity() + deep.order.capacity()) *
+             sizeof(std::uint64_t);
 }
 
 void build_tree(const ParticleSet& p, const TreeBuildParams& params, Octree& t, PhaseTimes& times) {
@@ -603,10 +752,19 @@ void build_tree(const ParticleSet& p, const TreeBuildParams& params, Octree& t, 
     t.z[k] = p.z[i];
     t.m[k] = p.m[i];
   }
+  key_deep_cells(t.keys.data(), t.x.data(), t.y.data(), t.z.data(), n, t.cube, params.n_leaf,
+                 t.deep);
+  if (!t.deep.empty()) {
+    t.deep.permute(t.index.data());
+    t.deep.permute(t.x.data());
+    t.deep.permute(t.y.data());
+    t.deep.permute(t.z.data());
+    t.deep.permute(t.m.data());
+  }
   times["permute"] += sw.seconds();
 
   sw.restart();
-  build_octree(t.keys.data(), n, t.cube, params.n_leaf, t.nodes);
+  t.max_level = build_octree(t.keys.data(), n, t.cube, params.n_leaf, t.nodes, &t.deep);
   times["build"] += sw.seconds();
 
   sw.restart();

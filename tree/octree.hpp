@@ -1,5 +1,6 @@
 // Building the octree on the host (DESIGN.md "The tree build"):
 //   bounding_cube -> compute_morton_keys -> sort_keys (radix, OpenMP) -> permute ->
+//   key_deep_cells (crowded cells of the keys' finest level, rare) ->
 //   build_octree (flat pre-order nodes from the sorted keys) -> compute_multipoles.
 // Each stage is a free function with plain arrays in and out; build_tree runs them all and
 // times them into PhaseTimes ("keys", "sort", "permute", "build", "moments").
@@ -41,16 +42,52 @@ void compute_morton_keys(const double* x, const double* y, const double* z, std:
 // smallest key.
 void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index);
 
-// Flat pre-order octree over the sorted keys: node ranges, geometry, next and first_child
-// (moments are left zero). A node with <= n_leaf particles, or at level 21 (the
-// key resolution), is a leaf, so any number of coincident particles ends in one leaf at level
-// 21; recursion depth is at most 21. Parallel: the subtrees below level 3 are counted, then
-// written in place (no intermediate copies). Throws std::invalid_argument when n_leaf < 1,
-// std::length_error when the node count does not fit 32-bit indices.
-void build_octree(const std::uint64_t* sorted_keys, std::size_t n, const BoundingCube& cube,
-                  int n_leaf, std::vector<TreeNode>& nodes);
+// The cells of the keys' finest level (side / 2^21) that hold more than n_leaf particles,
+// keyed again inside the cell. Without them such a cell was a leaf however many particles it
+// held, whose members then interacted pairwise: a Jaffe cusp (rho ~ r^-2) at 1e8 particles
+// puts ~1e4 in each of the central cells (docs/perf-tree.md "Known limits").
+struct DeepCells {
+  // Ranges of the sorted particles, each the whole of one crowded cell (its particles have
+  // one key), in increasing order.
+  struct Run {
+    std::uint64_t begin, end;
+  };
+  std::vector<Run> runs;
+  // For the sorted particle at position k of run r, at slot s = start[r] + (k - begin):
+  // keys[s], its Morton key within the cell (the cell divided into 2^21 per axis; sorted within
+  // each run), and order[s], the position in the run it had before key_deep_cells.
+  std::vector<std::uint64_t> start;
+  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> order;
 
-// The depth of a node (0 for the root, at most kMortonMaxLevel): its side is the root's times
+  bool empty() const { return runs.empty(); }
+  // Reorders an array of the sorted particles as key_deep_cells reordered the runs (T: double,
+  // std::uint64_t or std::uint32_t). Parallel over runs.
+  template <class T>
+  void permute(T* a) const;
+};
+
+// Finds the crowded cells of sorted_keys (runs of more than n_leaf equal keys), computes the
+// particles' keys inside their cell from the sorted positions and sorts each run by them,
+// stably (equal keys keep their order). The sorted keys need no change (equal within a run);
+// every other array of the sorted particles is brought into the new order by deep.permute.
+// Parallel over runs; a scan of the keys when there are none.
+void key_deep_cells(const std::uint64_t* sorted_keys, const double* x, const double* y,
+                    const double* z, std::size_t n, const BoundingCube& cube, int n_leaf,
+                    DeepCells& deep);
+
+// Flat pre-order octree over the sorted keys: node ranges, geometry, next and first_child
+// (moments are left zero). A node with <= n_leaf particles is a leaf; a crowded cell of level
+// 21 (the key resolution) is split further by its particles' keys in `deep` (key_deep_cells,
+// which must have been applied to the particles; nullptr: none, every level-21 node is a
+// leaf), down to level 42, where any number of coincident particles ends in one leaf.
+// Parallel: subtrees of ~n / 1024 particles are counted, then written in place (no
+// intermediate copies). Returns the level of the deepest node. Throws std::invalid_argument
+// when n_leaf < 1, std::length_error when the node count does not fit 32-bit indices.
+int build_octree(const std::uint64_t* sorted_keys, std::size_t n, const BoundingCube& cube,
+                 int n_leaf, std::vector<TreeNode>& nodes, const DeepCells* deep = nullptr);
+
+// The depth of a node (0 for the root, at most kTreeMaxLevel): its side is the root's times
 // 2^-level exactly.
 inline int node_level(const TreeNode& n, const TreeNode& root) {
   return std::ilogb(root.side / n.side);
@@ -84,7 +121,9 @@ struct Octree {
   std::vector<std::uint64_t> keys;   // sorted Morton keys
   std::vector<std::uint64_t> index;  // index[k]: position in the input of sorted particle k
   std::vector<double> x, y, z, m;    // sorted positions and masses
+  DeepCells deep;                    // crowded cells of level 21, keyed further (usually none)
   std::vector<TreeNode> nodes;       // pre-order
+  int max_level = 0;                 // level of the deepest node
 
   TreeView view() const;
   std::size_t bytes() const;  // memory held by the arrays above

@@ -58,6 +58,10 @@ struct TreeView {
   std::uint64_t n_particles = 0;
   // Bounding cube of the tree: lower corner and side.
   double lo_x = 0, lo_y = 0, lo_z = 0, side = 0;
+  // Level of the deepest node (the root is 0): at most 21 (the Morton keys' resolution) unless
+  // crowded cells of that level were split further (tree/octree.hpp, DeepCells), at most 42.
+  // The group walk's stack headroom follows it (tree/walk_warp.hpp).
+  std::uint32_t max_level = 21;
 };
 
 }  // namespace hoshi

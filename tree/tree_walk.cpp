@@ -463,8 +463,8 @@ struct Traversal {
     const FarRule far(radius, cfg.local_ratio, cfg.order, cfg.criterion, aa);
     const double dmin2 = box_min_cell_d2(box);
     // Sized once: a resize would move the lists that the callers' `cand` refer to. Target
-    // depth is at most the tree depth, kMortonMaxLevel + 1.
-    if (passed.empty()) passed.resize(kMortonMaxLevel + 2);
+    // depth is at most the tree depth, kTreeMaxLevel + 1.
+    if (passed.empty()) passed.resize(kTreeMaxLevel + 2);
     std::vector<std::uint32_t>& out = passed[depth];
     out.clear();
     work.assign(cand.begin(), cand.end());

@@ -70,8 +70,17 @@ struct alignas(16) ParticleSource {
 };
 
 // Stack entries kept free for the walk's depth-first descents (see walk_group_warp): 7 more
-// per level down to the deepest (kMortonMaxLevel), plus the popped node's 8 children.
-inline constexpr std::uint32_t kStackHeadroom = 7 * (kMortonMaxLevel + 1) + 8;
+// per level down to the deepest (the tree's max_level), plus the popped node's 8 children.
+// Trees no deeper than the keys' 21 levels (all but those with crowded deepest cells) keep
+// the headroom of 21 levels, with which the stack sizes below were measured.
+HOSTDEV constexpr std::uint32_t stack_headroom(std::uint32_t max_level) {
+  return 7 * ((max_level > std::uint32_t(kMortonMaxLevel) ? max_level
+                                                          : std::uint32_t(kMortonMaxLevel)) +
+              1) +
+         8;
+}
+// The headroom of the deepest tree the builder makes.
+inline constexpr std::uint32_t kStackHeadroom = stack_headroom(kTreeMaxLevel);
 // The CUDA lists kernel has no fallback walk: kWarpStack must hold the headroom (and a full
 // batch above it, so that the warp tests 32 nodes at a time in the common case).
 static_assert(kWarpStack > static_cast<int>(kStackHeadroom) + kWarpLanes * 8,
@@ -218,13 +227,13 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const NodeChildr
     if (l == 0) s.stack[0] = 0;  // the root, popped by lane 0 itself: no sync needed
     hit[l] = 0;
   });
+  const U32 headroom = stack_headroom(t.max_level);
+  const U32 limit = U32(stack_capacity) > headroom ? U32(stack_capacity) - headroom : 0;
   while (sp > 0) {
     // Up to 32 nodes, while popping k and pushing at most 8 children each leaves the headroom
     // free (k <= (capacity - headroom - sp) / 7); otherwise one, the top node: from there the
     // walk goes depth first, one level deeper per step and at most 7 entries more, which the
     // headroom holds down to the deepest level.
-    const U32 limit =
-        U32(stack_capacity) > kStackHeadroom ? U32(stack_capacity) - kStackHeadroom : 0;
     const U32 fit = sp < limit ? (limit - sp) / 7 : 0;
     U32 k = sp < U32(kWarpLanes) ? sp : U32(kWarpLanes);
     if (k > fit) k = fit > 0 ? fit : 1;
