@@ -697,6 +697,29 @@ TEST(IoRun, RestartKeepsModelParametersALaterVersionRefuses) {
   EXPECT_EQ(std::get<double>(*m), 1.0);
 }
 
+// A checkpoint may hold a value this version refuses (n-group above 65536 was accepted before
+// 2026-11-30): the restart's error named --n-group as if it had been typed. It now says that
+// the value is the checkpoint's and how to override it; overriding it continues the run.
+TEST(IoRun, RestartNamesACheckpointValueThisVersionRefuses) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run -n 64 --dt 0.0625 --solver tree --t-end 0.0625 --quiet --out " + a, log), 0)
+      << test::read_all(log);
+  test::set_hdf5_double(a + "/checkpoint.hdf5", "Parameters", "n-group", 100000);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.125 --quiet", log), 2);
+  const std::string out = test::read_all(log);
+  EXPECT_NE(out.find("invalid --n-group 100000"), std::string::npos) << out;
+  EXPECT_NE(out.find("[--n-group 100000 is stored in " + a + "/checkpoint.hdf5; give --n-group"),
+            std::string::npos)
+      << out;
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.125 --quiet --n-group 64", log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(state(read_hdf5_snapshot(a + "/checkpoint.hdf5"), "time"), 0.125);
+  // Given on the command line, the value is the user's: no note.
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet --n-group 100000", log), 2);
+  EXPECT_EQ(test::read_all(log).find("is stored in"), std::string::npos) << test::read_all(log);
+}
+
 // hoshi ic --out X.tipsy replaced an existing X.tipsy.param (the units of another file).
 TEST(IoRun, ConversionToTipsyKeepsAnExistingParamFile) {
   ScratchDir dir("run");

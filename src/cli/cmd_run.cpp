@@ -613,6 +613,25 @@ int cmd_run(int argc, char** argv) {
                          change->second + " (was " + change->first + ")";
   }
 
+  // A value inherited from the checkpoint that this version refuses (a limit added since it was
+  // written, such as --n-group <= 65536) was reported as if the user had given it: the error
+  // now says where it came from and how to override it.
+  const auto from_checkpoint = [&](const std::invalid_argument& e) {
+    std::string msg = e.what();
+    if (!restart) return msg;
+    const auto names = option_names(infos);
+    for (const auto& [k, v] : checkpoint.info.parameters) {
+      const std::string dash = k.size() == 1 ? "-" : "--";
+      if (msg.find(dash + k + " ") != std::string::npos &&
+          std::find(names.begin(), names.end(), k) != names.end() && !given(k)) {
+        msg += " [" + dash + k + " " + io::to_string(v) + " is stored in " + restart_dir + "/" +
+               kCheckpointName + "; give " + dash + k + " to continue with another value]";
+        break;
+      }
+    }
+    return msg;
+  };
+
   RunConfig cfg;
   cfg.t_end = number(r, "t-end");
   cfg.dt = number(r, "dt");
@@ -626,13 +645,17 @@ int cmd_run(int argc, char** argv) {
   cfg.output_every = number(r, "output-every");
   cfg.out_dir = r["out"].as<std::string>();
   cfg.quiet = flag(r, "quiet");
-  cfg.solver = solver_config(r);
   const io::UnitSystem units = io::parse_units(r["units"].as<std::string>());
   // G follows the unit system unless -G is given.
   bool g_given = false;
   for (const auto& kv : r.arguments()) g_given |= kv.key() == "G";
-  if (!g_given) cfg.solver.G = units.G();
-  validate(cfg);
+  try {
+    cfg.solver = solver_config(r);
+    if (!g_given) cfg.solver.G = units.G();
+    validate(cfg);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(from_checkpoint(e));
+  }
 
   RunOutputs outputs;
   outputs.out_dir = cfg.out_dir;
