@@ -141,7 +141,8 @@ struct DeviceStepper::Impl {
     st.seconds["download"] = sw.seconds();
     // host build
     sw.restart();
-    key_deep_cells(h_keys.data(), h_x.data(), h_y.data(), h_z.data(), n, cube, c.tree.n_leaf, deep);
+    key_deep_cells(h_keys.data(), h_x.data(), h_y.data(), h_z.data(), h_m.data(), n, cube,
+                   c.tree.n_leaf, deep);
     if (!deep.empty()) {  // the device's sorted arrays and order take the runs' new order
       if (c.eps != 0) {
         h_order.resize(n);

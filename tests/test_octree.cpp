@@ -116,15 +116,22 @@ void check_tree(const ParticleSet& p, int n_leaf, const std::string& what) {
       ASSERT_EQ(v[i], static_cast<std::uint32_t>(node_level(nodes[i], nodes[0])) <= cut ? 1 : 0);
   }
 
-  // Every particle is in exactly one leaf; leaves respect n_leaf or sit at level 42 (the
-  // finest cells' own keys' finest level: only particles closer than 2^-42 of the box).
+  // Every particle is in exactly one leaf; leaves respect n_leaf or sit at the deepest level of
+  // their cell: 21 (the keys' finest) for a crowded cell that is not split further, its run's
+  // max_level (at most 42) for one that is.
+  const auto deepest_at = [&](std::uint64_t b) {
+    for (const DeepCells::Run& r : t.deep.runs)
+      if (r.begin <= b && b < r.end) return r.max_level;
+    return kMortonMaxLevel;
+  };
   std::vector<int> in_leaf(n, 0);
   for (std::uint32_t i = 0; i < nn; ++i) {
     const TreeNode& nd = nodes[i];
     ASSERT_LT(nd.begin, nd.end) << "empty node " << i;
     if (nd.first_child == 0) {
       EXPECT_TRUE(nd.end - nd.begin <= static_cast<std::uint64_t>(n_leaf) ||
-                  node_level(nd, nodes[0]) == kTreeMaxLevel);
+                  node_level(nd, nodes[0]) == deepest_at(nd.begin))
+          << "leaf " << i << " of " << nd.end - nd.begin;
       for (std::uint64_t j = nd.begin; j < nd.end; ++j) ++in_leaf[j];
       EXPECT_EQ(nd.next, i + 1);
     } else {
@@ -249,14 +256,17 @@ TEST(Octree, CoincidentParticlesEndInOneDeepestLeaf) {
   Octree t;
   PhaseTimes times;
   build_tree(p, {16, Criterion::barnes94, 0.5}, t, times);
-  // A chain of single-child nodes from the root (level 0) to one leaf at level 42: 21 levels
-  // of the keys, 21 of the keys inside the crowded finest cell.
-  ASSERT_EQ(t.nodes.size(), static_cast<std::size_t>(kTreeMaxLevel + 1));
-  EXPECT_EQ(t.max_level, kTreeMaxLevel);
-  EXPECT_EQ(t.view().max_level, static_cast<std::uint32_t>(kTreeMaxLevel));
+  // A chain of single-child nodes from the root (level 0) to one leaf: 21 levels of the keys,
+  // then those of the keys inside the crowded finest cell down to level 39, where the side
+  // (2^-39: the cube of coincident points has side 1) is 4096 ulps of the coordinates (in
+  // [2, 4): ulp 2^-51), the deepest that deep_level_cap allows.
+  const int deepest = 39;
+  ASSERT_EQ(t.nodes.size(), static_cast<std::size_t>(deepest + 1));
+  EXPECT_EQ(t.max_level, deepest);
+  EXPECT_EQ(t.view().max_level, static_cast<std::uint32_t>(deepest));
   const TreeNode& leaf = t.nodes.back();
   EXPECT_EQ(leaf.first_child, 0u);
-  EXPECT_EQ(node_level(leaf, t.nodes[0]), kTreeMaxLevel);
+  EXPECT_EQ(node_level(leaf, t.nodes[0]), deepest);
   EXPECT_EQ(leaf.end - leaf.begin, p.size());
   EXPECT_NEAR(leaf.m, 1.0, 1e-9);
   EXPECT_EQ(leaf.b_max, 0.0f);
@@ -288,7 +298,7 @@ TEST(Octree, CrowdedFinestCellsAreSplitBelowTheKeys) {
     // Each run is a whole crowded cell: one key, more than n_leaf particles, different keys on
     // either side; the keys inside it ascend.
     for (std::size_t r = 0; r < t.deep.runs.size(); ++r) {
-      const auto [b, e] = t.deep.runs[r];
+      const std::uint64_t b = t.deep.runs[r].begin, e = t.deep.runs[r].end;
       EXPECT_GT(e - b, static_cast<std::uint64_t>(n_leaf));
       if (b > 0) {
         EXPECT_NE(t.keys[b - 1], t.keys[b]);
@@ -303,8 +313,10 @@ TEST(Octree, CrowdedFinestCellsAreSplitBelowTheKeys) {
         }
       }
     }
-    // Only the coincident particles share a leaf beyond n_leaf, at level 42.
+    // Only the coincident particles share a leaf beyond n_leaf, at level 42 (the cell's
+    // coordinates are ~0.3, whose ulp 2^-54 is 4096 times below the side 2^-41 there).
     std::size_t crowded = 0;
+    for (const DeepCells::Run& run : t.deep.runs) EXPECT_EQ(run.max_level, kTreeMaxLevel);
     for (const TreeNode& nd : t.nodes)
       if (nd.first_child == 0 && nd.end - nd.begin > static_cast<std::uint64_t>(n_leaf)) {
         ++crowded;
@@ -313,6 +325,32 @@ TEST(Octree, CrowdedFinestCellsAreSplitBelowTheKeys) {
         EXPECT_GE(nd.end - nd.begin, 50u);
       }
     EXPECT_EQ(crowded, 1u);
+  }
+}
+
+// A crowded cell is split only while its nodes stay well above the coordinates' rounding and
+// their float moments (m side^2 of the lightest particle) in range (deep_level_cap): the clump
+// far from the origin (4e6: an ulp is 2^-31, 4096 of them 1.9e-6, above the finest key cell,
+// 2 / 2^21 ~ 9.5e-7) or of particles of mass 1e-20 (m side^2 < 2^-100 already at side 1e-5)
+// stays a leaf of level 21, as every crowded cell was before.
+TEST(Octree, CrowdedCellsStayLeavesWhereSplittingWouldLoseAccuracy) {
+  for (const char* what : {"far from the origin", "light particles"}) {
+    SCOPED_TRACE(what);
+    ParticleSet p = field_with_clump(13);
+    if (what[0] == 'f')
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        p.x[i] += 4e6;
+        p.y[i] += 4e6;
+        p.z[i] += 4e6;
+      }
+    else
+      for (std::size_t i = 2000; i < p.size(); ++i) p.m[i] = 1e-20;
+    check_tree(p, 16, what);
+    Octree t;
+    PhaseTimes times;
+    build_tree(p, {16, Criterion::barnes94, 0.5}, t, times);
+    EXPECT_TRUE(t.deep.empty());
+    EXPECT_EQ(t.max_level, kMortonMaxLevel);
   }
 }
 

@@ -3,7 +3,10 @@
 //   cube  = bounding_cube of the two corners of the (CUB) bounding box,
 //   keys  = morton_key per particle (the HOSTDEV function, in a kernel),
 //   order = a stable radix sort of (key, index) (CUB's is stable),
-//   nodes = build_octree(sorted keys) + compute_multipoles(sorted particles).
+//   deep  = key_deep_cells on the downloaded sorted arrays; when it finds crowded cells, the
+//           sorted positions, masses and the 32-bit order are permuted on the host (and go
+//           back up to the device),
+//   nodes = build_octree(sorted keys, deep) + compute_multipoles(sorted particles).
 // This test runs that sequence on the CPU (std::stable_sort standing in for CUB) and requires
 // exactly the tree that build_tree makes, so the device walk sees the CPU solver's tree.
 // Runs without a GPU.
@@ -33,6 +36,12 @@ TEST(StepperHostBuild, DeviceStagesReproduceTheHostTree) {
     p.x[3000 + i] = p.x[i];
     p.y[3000 + i] = p.y[i];
     p.z[3000 + i] = p.z[i];
+  }
+  // A cluster of size 1e-9 in one finest key cell: the crowded-cell path.
+  for (std::size_t i = 0; i < 500; ++i) {
+    p.x[4000 + i] = 0.05 + 1e-9 * p.x[5000 + i];
+    p.y[4000 + i] = 0.02 + 1e-9 * p.y[5000 + i];
+    p.z[4000 + i] = -0.03 + 1e-9 * p.z[5000 + i];
   }
   const std::size_t n = p.size();
   TreeBuildParams bp;
@@ -76,8 +85,21 @@ TEST(StepperHostBuild, DeviceStagesReproduceTheHostTree) {
     dev.m[k] = p.m[i];
   }
   ASSERT_EQ(dev.keys, host.keys);
+  DeepCells deep;
+  key_deep_cells(dev.keys.data(), dev.x.data(), dev.y.data(), dev.z.data(), dev.m.data(), n, cube,
+                 bp.n_leaf, deep);
+  ASSERT_FALSE(deep.empty());
+  deep.permute(dev.x.data());
+  deep.permute(dev.y.data());
+  deep.permute(dev.z.data());
+  deep.permute(dev.m.data());
+  deep.permute(order.data());  // the stepper's 32-bit order
+  for (std::size_t k = 0; k < n; ++k) dev.index[k] = order[k];
   ASSERT_EQ(dev.index, host.index);
-  build_octree(dev.keys.data(), n, cube, bp.n_leaf, dev.nodes);
+  ASSERT_EQ(dev.x, host.x);
+  const int deepest = build_octree(dev.keys.data(), n, cube, bp.n_leaf, dev.nodes, &deep);
+  EXPECT_EQ(deepest, host.max_level);
+  EXPECT_GT(deepest, kMortonMaxLevel);
   compute_multipoles(dev.nodes, dev.x.data(), dev.y.data(), dev.z.data(), dev.m.data(),
                      bp.criterion, bp.theta);
   ASSERT_EQ(dev.nodes.size(), host.nodes.size());

@@ -886,6 +886,51 @@ TEST_P(TreeForcesOn, CrowdedFinestCellsAreWalkedLikeTheClusterAlone) {
   EXPECT_LT(st_all.pp, 1.5 * (st_alone.pp + st_field.pp));
 }
 
+// A cluster of size 1e-8 in a field of size 2 centred 1e6 away from the origin: there an ulp of
+// a coordinate is 1.2e-10 (the cluster is ~100 ulps wide: softened, eps 1e-11, since some of
+// its particles share a position), and nodes far below the finest key cell (~1e-6) would have
+// their corners and centres of mass rounded by a sizeable fraction of their side: split to
+// 2^-42 of the box, the errors were 3.6-7.8x those of the same set moved to the origin (exactly:
+// 1e6 subtracted; p50 and p99 of the three CPU walks; per-particle walk p99 5.8e-3 against
+// 1.6e-3). Such
+// a cell is split only while its nodes are at least 4096 ulps wide (octree.cpp,
+// deep_level_cap), here one level, and summed pairwise below: its errors are at most those at
+// the origin, where the cluster is walked as a tree.
+TEST_P(TreeForcesOn, CrowdedCellsFarFromTheOriginAreNoWorseThanAtTheOrigin) {
+  const std::size_t nc = 4000, nf = 2000;
+  const double o = 1e6, eps = 1e-11;
+  ParticleSet far = make_plummer(nc, 24);
+  for (std::size_t i = 0; i < nc; ++i) {
+    far.x[i] = o + 0.3 + 1e-8 * far.x[i];
+    far.y[i] = o - 0.2 + 1e-8 * far.y[i];
+    far.z[i] = o + 0.1 + 1e-8 * far.z[i];
+    far.m[i] *= 1e-3;
+  }
+  Random rng(25);
+  for (std::size_t i = 0; i < nf; ++i)
+    far.push_back(o + rng.uniform(-1, 1), o + rng.uniform(-1, 1), o + rng.uniform(-1, 1), 0, 0, 0,
+                  1.0 / nf, nc + i);
+  ParticleSet origin = far;
+  for (std::size_t i = 0; i < far.size(); ++i) {  // exact: Sterbenz
+    origin.x[i] -= o;
+    origin.y[i] -= o;
+    origin.z[i] -= o;
+  }
+  const std::vector<std::size_t> targets = random_targets(nc, 1000, 26);
+  TreeConfig c = tree_config(0.5, 2, GetParam());
+  c.eps = eps;
+  Errors e[2];
+  for (int k = 0; k < 2; ++k) {
+    ParticleSet q = k == 0 ? origin : far;
+    ForceArrays ref;
+    direct_reference(q, 1.0, Softening::plummer, eps, targets, ref);
+    e[k] = tree_errors(k == 0 ? origin : far, c, targets, ref);
+  }
+  EXPECT_LT(e[1].p(0.5), 1.5 * e[0].p(0.5) + 1e-6);
+  EXPECT_LT(e[1].p(0.99), 1.5 * e[0].p(0.99) + 1e-6);
+  EXPECT_LT(e[0].p(0.99), 3e-3);
+}
+
 TEST_P(TreeForcesOn, ThinDiskAndOneOctant) {
   // A flat disk (z = 0 for all) and a set crowded into one octant of its cube, theta 0.5.
   // Flat cells have larger quadrupole remainders and the disk's in-plane forces cancel near

@@ -207,8 +207,39 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
   sort_low_bits(keys, index);
 }
 
+namespace {
+
+// The deepest level to which the crowded cell of `key` may be split, from 22 up to 42 (or 21:
+// not at all): its nodes' geometry must stay well above the coordinates' resolution, at least
+// kDeepUlps ulps of the largest coordinate in the cell (centres of mass and cell corners are
+// rounded to an ulp: ~1e-4 of the node's side at most), and the float moments of a node with
+// at least the run's lightest (nonzero) mass m_min, m_min side^2 (quadrupole, mr2 and the
+// relative criterion's M l^2), at least kDeepMoment, far above float's smallest normal (2^-126)
+// so that they keep their 24 bits. Past either bound a node is a leaf: its particles are summed
+// pairwise, with relative positions in double, exactly as a whole crowded cell was before.
+constexpr double kDeepUlps = 4096;
+constexpr double kDeepMoment = 0x1.0p-100;
+
+int deep_level_cap(std::uint64_t key, const BoundingCube& cube, double m_min) {
+  double lo_x, lo_y, lo_z;
+  deep_cell_corner(key, cube, lo_x, lo_y, lo_z);
+  const double cell = cube.side / static_cast<double>(kMortonCells);
+  const double c = std::max({std::abs(lo_x), std::abs(lo_y), std::abs(lo_z)}) + cell;
+  const double min_side = kDeepUlps * (std::nextafter(c, HUGE_VAL) - c);
+  int level = kMortonMaxLevel;
+  while (level < kTreeMaxLevel) {
+    const double side = std::ldexp(cube.side, -(level + 1));
+    if (side < min_side || (m_min > 0 && m_min * side * side < kDeepMoment)) break;
+    ++level;
+  }
+  return level;
+}
+
+}  // namespace
+
 void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y, const double* z,
-                    std::size_t n, const BoundingCube& cube, int n_leaf, DeepCells& deep) {
+                    const double* m, std::size_t n, const BoundingCube& cube, int n_leaf,
+                    DeepCells& deep) {
   deep.runs.clear();
   deep.start.clear();
   deep.keys.clear();
@@ -226,7 +257,13 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
     for (std::size_t r = b; r < e;) {
       std::size_t q = r + 1;
       while (q < n && keys[q] == keys[r]) ++q;
-      if (q - r > leaf) found[t].push_back({r, q});
+      if (q - r > leaf) {
+        double m_min = 0;  // the lightest nonzero mass
+        for (std::size_t k = r; k < q; ++k)
+          if (m[k] > 0 && (m_min == 0 || m[k] < m_min)) m_min = m[k];
+        const int cap = deep_level_cap(keys[r], cube, m_min);
+        if (cap > kMortonMaxLevel) found[t].push_back({r, q, cap});
+      }
       r = q;
     }
   }
@@ -408,7 +445,8 @@ class OctreeBuilder {
   bool is_leaf(std::size_t b, std::size_t e, int level) const {
     if (e - b <= n_leaf_) return true;
     if (level < kMortonMaxLevel) return false;
-    return level >= kTreeMaxLevel || run_of(b) < 0;
+    const std::ptrdiff_t r = run_of(b);
+    return r < 0 || level >= deep_->runs[r].max_level;
   }
 
   // Calls f(cb, ce) for each non-empty child range in octant order: the digit of the child's
@@ -752,8 +790,8 @@ void build_tree(const ParticleSet& p, const TreeBuildParams& params, Octree& t, 
     t.z[k] = p.z[i];
     t.m[k] = p.m[i];
   }
-  key_deep_cells(t.keys.data(), t.x.data(), t.y.data(), t.z.data(), n, t.cube, params.n_leaf,
-                 t.deep);
+  key_deep_cells(t.keys.data(), t.x.data(), t.y.data(), t.z.data(), t.m.data(), n, t.cube,
+                 params.n_leaf, t.deep);
   if (!t.deep.empty()) {
     t.deep.permute(t.index.data());
     t.deep.permute(t.x.data());

@@ -48,9 +48,12 @@ void sort_keys(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& ind
 // puts ~1e4 in each of the central cells (docs/perf-tree.md "Known limits").
 struct DeepCells {
   // Ranges of the sorted particles, each the whole of one crowded cell (its particles have
-  // one key), in increasing order.
+  // one key), in increasing order, and the level down to which the cell is split (22..42:
+  // nodes stay well above the coordinates' rounding and their float moments in range;
+  // octree.cpp, deep_level_cap).
   struct Run {
     std::uint64_t begin, end;
+    int max_level;
   };
   std::vector<Run> runs;
   // For the sorted particle at position k of run r, at slot s = start[r] + (k - begin):
@@ -67,20 +70,23 @@ struct DeepCells {
   void permute(T* a) const;
 };
 
-// Finds the crowded cells of sorted_keys (runs of more than n_leaf equal keys), computes the
-// particles' keys inside their cell from the sorted positions and sorts each run by them,
-// stably (equal keys keep their order). The sorted keys need no change (equal within a run);
-// every other array of the sorted particles is brought into the new order by deep.permute.
-// Parallel over runs; a scan of the keys when there are none.
+// Finds the crowded cells of sorted_keys (runs of more than n_leaf equal keys) that can be split
+// (a cell holding a point far from the origin compared with the box, or light particles in
+// units far from the solver's, is not: deep_level_cap), computes the particles' keys inside
+// their cell from the sorted positions and sorts each run by them, stably (equal keys keep
+// their order). The sorted keys need no change (equal within a run); every other array of the
+// sorted particles is brought into the new order by deep.permute. Parallel over runs; a scan of
+// the keys when there are none.
 void key_deep_cells(const std::uint64_t* sorted_keys, const double* x, const double* y,
-                    const double* z, std::size_t n, const BoundingCube& cube, int n_leaf,
-                    DeepCells& deep);
+                    const double* z, const double* m, std::size_t n, const BoundingCube& cube,
+                    int n_leaf, DeepCells& deep);
 
 // Flat pre-order octree over the sorted keys: node ranges, geometry, next and first_child
 // (moments are left zero). A node with <= n_leaf particles is a leaf; a crowded cell of level
 // 21 (the key resolution) is split further by its particles' keys in `deep` (key_deep_cells,
 // which must have been applied to the particles; nullptr: none, every level-21 node is a
-// leaf), down to level 42, where any number of coincident particles ends in one leaf.
+// leaf), down to its run's max_level (at most 42), where any number of coincident particles
+// ends in one leaf.
 // Parallel: subtrees of ~n / 1024 particles are counted, then written in place (no
 // intermediate copies). Returns the level of the deepest node. Throws std::invalid_argument
 // when n_leaf < 1, std::length_error when the node count does not fit 32-bit indices.
