@@ -121,7 +121,8 @@ TEST(RadixSort, ParallelSortAboveTheThreadThreshold) {
 
 TEST(RadixSort, KeysThatDifferOnlyInTheLowBits) {
   // The radix passes sort the top 48 bits; runs equal there are sorted afterwards: short runs
-  // (insertion) and one long run (a cluster within 1/2^16 of the box side), with duplicates.
+  // (std::stable_sort) and long runs (a cluster within 1/2^16 of the box side: two counting
+  // passes over the low 15 bits above 2048 keys), with duplicates.
   Random rng(6);
   std::vector<std::uint64_t> keys(50000);
   for (auto& k : keys) k = (rng.next_u64() % 2000) << 15 | (rng.next_u64() % 5);

@@ -275,10 +275,10 @@ TEST(Octree, CoincidentParticlesEndInOneDeepestLeaf) {
 // A clump 1e-8 across in a box of side ~2 (a finest cell is 2 / 2^21 ~ 1e-6): its particles
 // share one or a few keys. They used to end in leaves of ~3000 particles; now such cells are
 // split by the particles' keys inside them, to leaves of n_leaf, except 50 coincident ones.
-ParticleSet field_with_clump(std::uint64_t seed) {
+ParticleSet field_with_clump(std::uint64_t seed, std::size_t n_clump = 3000) {
   ParticleSet p = uniform_cube(2000, seed);
   Random rng(seed + 1);
-  for (std::size_t i = 0; i < 3000; ++i)
+  for (std::size_t i = 0; i < n_clump; ++i)
     p.push_back(0.3 + 1e-8 * rng.uniform(-1, 1), -0.2 + 1e-8 * rng.uniform(-1, 1),
                 0.1 + 1e-8 * rng.uniform(-1, 1), 0, 0, 0, 1e-4, p.size());
   for (std::size_t i = 0; i < 50; ++i) p.push_back(0.3, -0.2, 0.1, 0, 0, 0, 1e-4, p.size());
@@ -286,13 +286,19 @@ ParticleSet field_with_clump(std::uint64_t seed) {
 }
 
 TEST(Octree, CrowdedFinestCellsAreSplitBelowTheKeys) {
-  const ParticleSet p = field_with_clump(12);
-  for (int n_leaf : {1, 16}) {
-    check_tree(p, n_leaf, "clump, n_leaf " + std::to_string(n_leaf));
+  // 3000: runs keyed and sorted by one thread each; 70000 (above 2^16): by all threads each.
+  for (const auto& [n_clump, n_leaf] :
+       {std::pair{3000, 1}, std::pair{3000, 16}, std::pair{70000, 16}}) {
+    const ParticleSet p = field_with_clump(12, n_clump);
+    check_tree(p, n_leaf,
+               "clump of " + std::to_string(n_clump) + ", n_leaf " + std::to_string(n_leaf));
     Octree t;
     PhaseTimes times;
     build_tree(p, {n_leaf, Criterion::barnes94, 0.5}, t, times);
     ASSERT_FALSE(t.deep.empty());
+    std::uint64_t longest = 0;
+    for (const DeepCells::Run& run : t.deep.runs) longest = std::max(longest, run.end - run.begin);
+    EXPECT_EQ(longest > 65536, n_clump > 65536);  // which of the two paths
     EXPECT_GT(t.max_level, kMortonMaxLevel);
     EXPECT_LE(t.max_level, kTreeMaxLevel);
     // Each run is a whole crowded cell: one key, more than n_leaf particles, different keys on

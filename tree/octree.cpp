@@ -148,6 +148,13 @@ Idx* radix_sort_high(std::vector<std::uint64_t>& keys, Idx* idx_a, Idx* idx_b) {
   return idx_at;
 }
 
+// Runs longer than this are ordered by two counting-sort passes over their low 15 bits (8 + 7)
+// instead of std::stable_sort: a cluster within 1/2^16 of the box side of each other, e.g. a
+// whole system beside an escaper 1e6 away, is one such run (1e5 particles: ~8 ms serial with
+// the comparison sort).
+constexpr std::size_t kRadixRun = 2048;
+static_assert(kLowBits > 8 && kLowBits <= 16, "two passes of at most 8 bits");
+
 // Within each run of keys equal in their bits [kLowBits, 63) (input order, from the stable
 // radix passes), orders by the whole key, stably (runs that need it are rare: particles
 // within 1/2^16 of the box side of each other). Parallel over runs.
@@ -161,7 +168,7 @@ void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>&
     std::size_t b = n * t / nt, e = n * (t + 1) / nt;
     while (b > 0 && b < n && high(b) == high(b - 1)) ++b;
     while (e > 0 && e < n && high(e) == high(e - 1)) ++e;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> run;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> run, tmp;
     for (std::size_t r = b; r < e;) {
       std::size_t q = r + 1;
       bool sorted = true;
@@ -169,8 +176,20 @@ void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>&
       if (!sorted) {
         run.clear();
         for (std::size_t k = r; k < q; ++k) run.emplace_back(keys[k], index[k]);
-        std::stable_sort(run.begin(), run.end(),
-                         [](const auto& x, const auto& y) { return x.first < y.first; });
+        if (q - r <= kRadixRun) {
+          std::stable_sort(run.begin(), run.end(),
+                           [](const auto& x, const auto& y) { return x.first < y.first; });
+        } else {  // stable LSD passes over bits [0, 8) and [8, 15)
+          tmp.resize(run.size());
+          for (const auto& [shift, bits] : {std::pair{0, 8}, std::pair{8, kLowBits - 8}}) {
+            std::array<std::size_t, 257> count{};
+            const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+            for (const auto& kv : run) ++count[((kv.first >> shift) & mask) + 1];
+            for (std::size_t d = 1; d < count.size(); ++d) count[d] += count[d - 1];
+            for (const auto& kv : run) tmp[count[(kv.first >> shift) & mask]++] = kv;
+            run.swap(tmp);
+          }
+        }
         for (std::size_t k = r; k < q; ++k) std::tie(keys[k], index[k]) = run[k - r];
       }
       r = q;
@@ -219,6 +238,10 @@ namespace {
 // pairwise, with relative positions in double, exactly as a whole crowded cell was before.
 constexpr double kDeepUlps = 4096;
 constexpr double kDeepMoment = 0x1.0p-100;
+
+// Crowded cells of more particles than this are keyed, sorted and permuted with all threads
+// each (one after the other); smaller ones in parallel, one thread each.
+constexpr std::uint64_t kBigDeepRun = std::uint64_t{1} << 16;
 
 int deep_level_cap(std::uint64_t key, const BoundingCube& cube, double m_min) {
   double lo_x, lo_y, lo_z;
@@ -279,12 +302,36 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
   deep.order.resize(total);
   const double cell = cube.side / static_cast<double>(kMortonCells);
   const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(deep.runs.size());
+  // Big runs (a whole system beside a far escaper, or a cusp at 1e8) one after the other, each
+  // keyed in parallel and sorted by the parallel radix sort_keys (stable: its index is the
+  // position in the run); the others in parallel over runs, each by one thread.
+  for (std::ptrdiff_t r = 0; r < nr; ++r) {
+    const DeepCells::Run run = deep.runs[r];
+    const std::uint64_t len = run.end - run.begin;
+    if (len <= kBigDeepRun) continue;
+    double lo_x, lo_y, lo_z;
+    deep_cell_corner(keys[run.begin], cube, lo_x, lo_y, lo_z);
+    std::vector<std::uint64_t> sub(len), index;
+    const std::ptrdiff_t nl = static_cast<std::ptrdiff_t>(len);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t s = 0; s < nl; ++s) {
+      const std::uint64_t k = run.begin + static_cast<std::uint64_t>(s);
+      sub[s] = morton_key(x[k], y[k], z[k], lo_x, lo_y, lo_z, cell);
+    }
+    sort_keys(sub, index);
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t s = 0; s < nl; ++s) {
+      deep.keys[deep.start[r] + s] = sub[s];
+      deep.order[deep.start[r] + s] = index[s];
+    }
+  }
 #pragma omp parallel
   {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> sub;  // (key in the cell, position)
 #pragma omp for schedule(dynamic, 1)
     for (std::ptrdiff_t r = 0; r < nr; ++r) {
       const DeepCells::Run run = deep.runs[r];
+      if (run.end - run.begin > kBigDeepRun) continue;
       double lo_x, lo_y, lo_z;
       deep_cell_corner(keys[run.begin], cube, lo_x, lo_y, lo_z);
       sub.clear();
@@ -300,9 +347,21 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
 template <class T>
 void DeepCells::permute(T* a) const {
   const std::ptrdiff_t nr = static_cast<std::ptrdiff_t>(runs.size());
+  for (std::ptrdiff_t r = 0; r < nr; ++r) {  // big runs: each in parallel
+    const Run& run = runs[r];
+    if (run.end - run.begin <= kBigDeepRun) continue;
+    const std::ptrdiff_t len = static_cast<std::ptrdiff_t>(run.end - run.begin);
+    std::vector<T> old(static_cast<std::size_t>(len));
+    const std::uint64_t* o = order.data() + start[r];
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < len; ++k) old[k] = a[run.begin + k];
+#pragma omp parallel for schedule(static)
+    for (std::ptrdiff_t k = 0; k < len; ++k) a[run.begin + k] = old[o[k]];
+  }
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::ptrdiff_t r = 0; r < nr; ++r) {
     const Run& run = runs[r];
+    if (run.end - run.begin > kBigDeepRun) continue;
     const std::vector<T> old(a + run.begin, a + run.end);
     const std::uint64_t* o = order.data() + start[r];
     for (std::uint64_t k = 0; k < run.end - run.begin; ++k) a[run.begin + k] = old[o[k]];
