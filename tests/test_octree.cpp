@@ -338,7 +338,8 @@ TEST(Octree, CrowdedFinestCellsAreSplitBelowTheKeys) {
 // their float moments (m side^2 of the lightest particle) in range (deep_level_cap): the clump
 // far from the origin (4e6: an ulp is 2^-31, 4096 of them 1.9e-6, above the finest key cell,
 // 2 / 2^21 ~ 9.5e-7) or of particles of mass 1e-20 (m side^2 < 2^-100 already at side 1e-5)
-// stays a leaf of level 21, as every crowded cell was before.
+// stays a leaf of level 21, as every crowded cell was before. One such light particle among
+// the clump's normal ones does not keep it whole (the heaviest particle sets the bound).
 TEST(Octree, CrowdedCellsStayLeavesWhereSplittingWouldLoseAccuracy) {
   for (const char* what : {"far from the origin", "light particles"}) {
     SCOPED_TRACE(what);
@@ -358,6 +359,13 @@ TEST(Octree, CrowdedCellsStayLeavesWhereSplittingWouldLoseAccuracy) {
     EXPECT_TRUE(t.deep.empty());
     EXPECT_EQ(t.max_level, kMortonMaxLevel);
   }
+  ParticleSet p = field_with_clump(13);
+  p.m[2100] = 1e-30;
+  Octree t;
+  PhaseTimes times;
+  build_tree(p, {16, Criterion::barnes94, 0.5}, t, times);
+  ASSERT_FALSE(t.deep.empty());
+  EXPECT_EQ(t.deep.runs[0].max_level, kTreeMaxLevel);
 }
 
 TEST(Octree, RejectsBadLeafSize) {

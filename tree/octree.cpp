@@ -231,11 +231,14 @@ namespace {
 // The deepest level to which the crowded cell of `key` may be split, from 22 up to 42 (or 21:
 // not at all): its nodes' geometry must stay well above the coordinates' resolution, at least
 // kDeepUlps ulps of the largest coordinate in the cell (centres of mass and cell corners are
-// rounded to an ulp: ~1e-4 of the node's side at most), and the float moments of a node with
-// at least the run's lightest (nonzero) mass m_min, m_min side^2 (quadrupole, mr2 and the
-// relative criterion's M l^2), at least kDeepMoment, far above float's smallest normal (2^-126)
-// so that they keep their 24 bits. Past either bound a node is a leaf: its particles are summed
+// rounded to an ulp: ~1e-4 of the node's side at most), and the float moments of a node that
+// holds the run's heaviest particle, m_max side^2 (quadrupole, mr2 and the relative
+// criterion's M l^2), at least kDeepMoment, far above float's smallest normal (2^-126) so that
+// they keep their 24 bits. Past either bound a node is a leaf: its particles are summed
 // pairwise, with relative positions in double, exactly as a whole crowded cell was before.
+// The heaviest, not the lightest: one particle of 1e-30 the others' mass in a cell kept it
+// whole (7.8x the p-p terms of Plummer 1e5 beside an escaper, review); a node of such light
+// particles alone may have moments below float's range, and its force is as small.
 constexpr double kDeepUlps = 4096;
 constexpr double kDeepMoment = 0x1.0p-100;
 
@@ -243,7 +246,7 @@ constexpr double kDeepMoment = 0x1.0p-100;
 // each (one after the other); smaller ones in parallel, one thread each.
 constexpr std::uint64_t kBigDeepRun = std::uint64_t{1} << 16;
 
-int deep_level_cap(std::uint64_t key, const BoundingCube& cube, double m_min) {
+int deep_level_cap(std::uint64_t key, const BoundingCube& cube, double m_max) {
   double lo_x, lo_y, lo_z;
   deep_cell_corner(key, cube, lo_x, lo_y, lo_z);
   const double cell = cube.side / static_cast<double>(kMortonCells);
@@ -252,7 +255,7 @@ int deep_level_cap(std::uint64_t key, const BoundingCube& cube, double m_min) {
   int level = kMortonMaxLevel;
   while (level < kTreeMaxLevel) {
     const double side = std::ldexp(cube.side, -(level + 1));
-    if (side < min_side || (m_min > 0 && m_min * side * side < kDeepMoment)) break;
+    if (side < min_side || m_max * side * side < kDeepMoment) break;
     ++level;
   }
   return level;
@@ -281,10 +284,9 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
       std::size_t q = r + 1;
       while (q < n && keys[q] == keys[r]) ++q;
       if (q - r > leaf) {
-        double m_min = 0;  // the lightest nonzero mass
-        for (std::size_t k = r; k < q; ++k)
-          if (m[k] > 0 && (m_min == 0 || m[k] < m_min)) m_min = m[k];
-        const int cap = deep_level_cap(keys[r], cube, m_min);
+        double m_max = 0;
+        for (std::size_t k = r; k < q; ++k) m_max = std::max(m_max, m[k]);
+        const int cap = deep_level_cap(keys[r], cube, m_max);
         if (cap > kMortonMaxLevel) found[t].push_back({r, q, cap});
       }
       r = q;

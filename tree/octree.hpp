@@ -71,10 +71,10 @@ struct DeepCells {
 };
 
 // Finds the crowded cells of sorted_keys (runs of more than n_leaf equal keys) that can be split
-// (a cell holding a point far from the origin compared with the box, or light particles in
-// units far from the solver's, is not: deep_level_cap), computes the particles' keys inside
-// their cell from the sorted positions and sorts each run by them, stably (equal keys keep
-// their order). The sorted keys need no change (equal within a run); every other array of the
+// (a cell holding a point far from the origin compared with the box, or only particles so
+// light that their float moments would underflow, is not: deep_level_cap), computes the particles'
+// keys inside their cell from the sorted positions and sorts each run by them, stably (equal keys
+// keep their order). The sorted keys need no change (equal within a run); every other array of the
 // sorted particles is brought into the new order by deep.permute. Parallel over runs; a scan of
 // the keys when there are none.
 void key_deep_cells(const std::uint64_t* sorted_keys, const double* x, const double* y,
