@@ -188,6 +188,23 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
   EXPECT_EQ(p_file.status, 2);
   EXPECT_NE(p_file.err.find("--model-param with --ic"), std::string::npos) << p_file.err;
   EXPECT_FALSE(fs::exists(d / "o"));
+  // --eccentricity and --radius with a particle file: hoshi ic refused them, hoshi run ignored
+  // them (it reads the file itself), on the command line and in a parameter file.
+  write(d / "radius.yml", "radius: 2\n");
+  for (const std::string& extra : {std::string(" --radius 2"), std::string(" --eccentricity 0.3"),
+                                   " " + (d / "radius.yml").string()}) {
+    for (const char* cmd : {"run", "ic"}) {
+      if (cmd[0] == 'i' && extra.find(".yml") != std::string::npos) continue;  // run's files only
+      const Result e = hoshi(std::string(cmd) + " --ic " + (d / "in.csv").string() + extra +
+                                 " --out " + (d / (cmd[0] == 'r' ? "o" : "o.csv")).string(),
+                             d);
+      EXPECT_EQ(e.status, 2) << cmd << extra;
+      EXPECT_NE(e.err.find("with --ic " + (d / "in.csv").string()), std::string::npos)
+          << cmd << extra << ": " << e.err;
+      EXPECT_FALSE(fs::exists(d / "o"));
+      EXPECT_FALSE(fs::exists(d / "o.csv"));
+    }
+  }
   // An empty item of a list option is an error, not dropped.
   const Result r = hoshi("accuracy -n 100 --theta 0.5,,0.7", d);
   EXPECT_EQ(r.status, 2);

@@ -270,6 +270,12 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
     throw std::invalid_argument("--seed " + std::to_string(r["seed"].as<std::uint64_t>()) +
                                 " with --ic " + ic +
                                 ": a file brings its own particles (--seed draws the models)");
+  // hoshi run reads a file itself (keeping its time and units) and comes here directly.
+  for (const char* option : {"eccentricity", "radius"})
+    if (r.count(option))
+      throw std::invalid_argument("--" + std::string(option) + " " + r[option].as<std::string>() +
+                                  " with --ic " + ic + ": a file brings its own particles (--" +
+                                  option + " shapes the kepler and uniform models)");
 }
 
 namespace {
