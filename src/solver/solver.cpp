@@ -377,7 +377,7 @@ std::string to_string(SolverKind k) {
 SolverConfig resolve_auto(SolverConfig c, Backend backend) {
   c.backend = backend;
   if (c.tree.walk_auto)
-    c.tree.walk = WalkKind::group;  // CPU: SIMD lists; CUDA: a warp per group (2.2x the
+    c.tree.walk = WalkKind::group;  // CPU: SIMD lists; CUDA: a warp per group (2.8x the
                                     // per-particle kernel's speed at 2^20 on an H200)
   if (c.tree.theta_auto) c.tree.theta = default_theta(backend, c.tree.walk);
   if (c.tree.criterion_auto) c.tree.criterion = default_criterion(backend, c.tree.walk);
