@@ -42,6 +42,19 @@ SolverConfig config(StepperCase k) {
   return c;
 }
 
+// The stepper's downloaded forces d equal the solver's q bit for bit, particle by particle in
+// the same order (ids too).
+void expect_same_forces(const ParticleSet& d, const ParticleSet& q) {
+  ASSERT_EQ(d.size(), q.size());
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    ASSERT_EQ(d.ax[i], q.ax[i]) << i;
+    ASSERT_EQ(d.ay[i], q.ay[i]) << i;
+    ASSERT_EQ(d.az[i], q.az[i]) << i;
+    ASSERT_EQ(d.pot[i], q.pot[i]) << i;
+    ASSERT_EQ(d.id[i], q.id[i]) << i;
+  }
+}
+
 class Stepper : public ::testing::TestWithParam<StepperCase> {
  protected:
   void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda); }
@@ -64,13 +77,7 @@ TEST_P(Stepper, ForcesEqualTheCudaSolver) {
   const ForceStats sq = make_solver(config(GetParam()), n)->compute(q);
   EXPECT_EQ(ss.pp, sq.pp);
   EXPECT_EQ(ss.pc, sq.pc);
-  for (std::size_t i = 0; i < n; ++i) {
-    ASSERT_EQ(d.ax[i], q.ax[i]) << i;
-    ASSERT_EQ(d.ay[i], q.ay[i]) << i;
-    ASSERT_EQ(d.az[i], q.az[i]) << i;
-    ASSERT_EQ(d.pot[i], q.pot[i]) << i;
-    ASSERT_EQ(d.id[i], p.id[i]);
-  }
+  expect_same_forces(d, q);
 }
 
 TEST_P(Stepper, LeapfrogMatchesTheHostLoop) {
@@ -273,12 +280,7 @@ TEST(StepperZeroSoftening, CoincidentParticlesAreNamedByIdAndOtherwiseForcesAreT
     s.download(d);
     ParticleSet q = clean;
     make_solver(c, n)->compute(q);
-    for (std::size_t i = 0; i < n; ++i) {
-      ASSERT_EQ(d.ax[i], q.ax[i]) << i;
-      ASSERT_EQ(d.ay[i], q.ay[i]) << i;
-      ASSERT_EQ(d.az[i], q.az[i]) << i;
-      ASSERT_EQ(d.pot[i], q.pot[i]) << i;
-    }
+    expect_same_forces(d, q);
   }
   ParticleSet p = clean;
   p.x[2500] = p.x[17];
@@ -332,13 +334,7 @@ TEST(StepperCrowdedCells, ForcesEqualTheCudaSolverBelowTheKeys) {
         const ForceStats sq = solver->compute(q);
         EXPECT_EQ(ss.pp, sq.pp);
         EXPECT_EQ(ss.pc, sq.pc);
-        for (std::size_t i = 0; i < n; ++i) {
-          ASSERT_EQ(d.ax[i], q.ax[i]) << i;
-          ASSERT_EQ(d.ay[i], q.ay[i]) << i;
-          ASSERT_EQ(d.az[i], q.az[i]) << i;
-          ASSERT_EQ(d.pot[i], q.pot[i]) << i;
-          ASSERT_EQ(d.id[i], p.id[i]);
-        }
+        expect_same_forces(d, q);
       }
     }
 }

@@ -734,6 +734,31 @@ TEST_P(TreeForcesOn, CoincidentParticlesWithoutSofteningAreRejectedWithIds) {
 }
 
 // Percentile errors of the tree forces on the given targets (all particles when few).
+// A Plummer sphere of n particles (seed) shrunk by `scale` around (cx, cy, cz), of total mass
+// 1e-3: a small cluster inside a field.
+ParticleSet small_cluster(std::size_t n, std::uint64_t seed, double scale, double cx, double cy,
+                          double cz) {
+  ParticleSet p = make_plummer(n, seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    p.x[i] = cx + scale * p.x[i];
+    p.y[i] = cy + scale * p.y[i];
+    p.z[i] = cz + scale * p.z[i];
+    p.m[i] *= 1e-3;
+  }
+  return p;
+}
+
+// n particles of mass 1/n uniform in the cube of half-side h around (o, o, o), ids from id0.
+ParticleSet uniform_field(std::size_t n, std::uint64_t seed, double h, double o,
+                          std::uint64_t id0) {
+  ParticleSet p;
+  Random rng(seed);
+  for (std::size_t i = 0; i < n; ++i)
+    p.push_back(o + rng.uniform(-h, h), o + rng.uniform(-h, h), o + rng.uniform(-h, h), 0, 0, 0,
+                1.0 / n, id0 + i);
+  return p;
+}
+
 Errors degenerate_errors(const ParticleSet& p0, TreeVariant v, double theta,
                          const std::vector<std::size_t>& targets) {
   ParticleSet p = p0;
@@ -821,20 +846,9 @@ TEST_P(TreeForcesOn, SmallClusterInHugeBoxIsAsAccurateAsAlone) {
   // round-off (the bound was then 1e-3 on it; the cluster alone reaches 1.3e-3 with the
   // per-particle walk). The absolute bound is that of the small clusters of
   // TwoClustersFarApart at this theta.
-  ParticleSet cluster = make_plummer(300, 7);
-  for (std::size_t i = 0; i < cluster.size(); ++i) {
-    cluster.x[i] = 100.0 + 1e-6 * cluster.x[i];
-    cluster.y[i] = -250.0 + 1e-6 * cluster.y[i];
-    cluster.z[i] = 400.0 + 1e-6 * cluster.z[i];
-    cluster.m[i] *= 1e-3;
-  }
-  ParticleSet field;
-  Random rng(8);
-  for (int i = 0; i < 2000; ++i)
-    field.push_back(rng.uniform(-500, 500), rng.uniform(-500, 500), rng.uniform(-500, 500), 0, 0, 0,
-                    1.0 / 2000, 300 + i);
+  const ParticleSet cluster = small_cluster(300, 7, 1e-6, 100.0, -250.0, 400.0);
   ParticleSet all = cluster;
-  all.append(field);
+  all.append(uniform_field(2000, 8, 500, 0, 300));
   std::vector<std::size_t> targets(300);
   std::iota(targets.begin(), targets.end(), std::size_t{0});
   const Errors alone = degenerate_errors(cluster, GetParam(), 0.5, targets);
@@ -854,18 +868,8 @@ TEST_P(TreeForcesOn, SmallClusterInHugeBoxIsAsAccurateAsAlone) {
 // walks; before, 8-23x).
 TEST_P(TreeForcesOn, CrowdedFinestCellsAreWalkedLikeTheClusterAlone) {
   const std::size_t nc = 20000, nf = 2000;
-  ParticleSet cluster = make_plummer(nc, 21);
-  for (std::size_t i = 0; i < nc; ++i) {
-    cluster.x[i] = 0.3 + 1e-8 * cluster.x[i];
-    cluster.y[i] = -0.2 + 1e-8 * cluster.y[i];
-    cluster.z[i] = 0.1 + 1e-8 * cluster.z[i];
-    cluster.m[i] *= 1e-3;
-  }
-  ParticleSet field;
-  Random rng(22);
-  for (std::size_t i = 0; i < nf; ++i)
-    field.push_back(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1), 0, 0, 0, 1.0 / nf,
-                    nc + i);
+  const ParticleSet cluster = small_cluster(nc, 21, 1e-8, 0.3, -0.2, 0.1);
+  const ParticleSet field = uniform_field(nf, 22, 1, 0, nc);
   ParticleSet all = cluster;
   all.append(field);
   const std::vector<std::size_t> targets = random_targets(nc, 1000, 23);
@@ -899,17 +903,8 @@ TEST_P(TreeForcesOn, CrowdedFinestCellsAreWalkedLikeTheClusterAlone) {
 TEST_P(TreeForcesOn, CrowdedCellsFarFromTheOriginAreNoWorseThanAtTheOrigin) {
   const std::size_t nc = 4000, nf = 2000;
   const double o = 1e6, eps = 1e-11;
-  ParticleSet far = make_plummer(nc, 24);
-  for (std::size_t i = 0; i < nc; ++i) {
-    far.x[i] = o + 0.3 + 1e-8 * far.x[i];
-    far.y[i] = o - 0.2 + 1e-8 * far.y[i];
-    far.z[i] = o + 0.1 + 1e-8 * far.z[i];
-    far.m[i] *= 1e-3;
-  }
-  Random rng(25);
-  for (std::size_t i = 0; i < nf; ++i)
-    far.push_back(o + rng.uniform(-1, 1), o + rng.uniform(-1, 1), o + rng.uniform(-1, 1), 0, 0, 0,
-                  1.0 / nf, nc + i);
+  ParticleSet far = small_cluster(nc, 24, 1e-8, o + 0.3, o - 0.2, o + 0.1);
+  far.append(uniform_field(nf, 25, 1, o, nc));
   ParticleSet origin = far;
   for (std::size_t i = 0; i < far.size(); ++i) {  // exact: Sterbenz
     origin.x[i] -= o;

@@ -119,8 +119,10 @@ std::vector<double> rounding_bound(const ParticleSet& p, const WalkSetup& s) {
   return bound;
 }
 
-void check_case(const ParticleSet& p, const ParticleSet& ref, const Case& c) {
-  SCOPED_TRACE(name(c));
+// With `capacity` stack entries (kWarpStack: the CUDA kernel's) no walk may fall back.
+void check_case(const ParticleSet& p, const ParticleSet& ref, const Case& c,
+                int capacity = kWarpStack) {
+  SCOPED_TRACE(name(c) + " stack capacity " + std::to_string(capacity));
   const std::size_t n = p.size();
   const WalkSetup s = make_setup(p, ref, c);
   const float* aa = s.alpha_a.empty() ? nullptr : s.alpha_a.data();
@@ -129,7 +131,7 @@ void check_case(const ParticleSet& p, const ParticleSet& ref, const Case& c) {
                                         box.az.data(), box.pot.data());
   std::uint64_t fallbacks = 99;
   const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, aa, warp.ax.data(), warp.ay.data(),
-                                        warp.az.data(), warp.pot.data(), kWarpStack, &fallbacks);
+                                        warp.az.data(), warp.pot.data(), capacity, &fallbacks);
   EXPECT_EQ(fallbacks, 0u);
   EXPECT_EQ(cw.pp, cb.pp);
   EXPECT_EQ(cw.pc, cb.pc);
@@ -271,19 +273,10 @@ TEST_F(WalkWarp, TreeDeeperThanTheKeys) {
   ParticleSet ref = p;
   direct_reference(ref, 1.0, Softening::plummer, 0.0);
   const Case c{Criterion::barnes94, 2, Softening::plummer, 0.0, 16, 32};
-  const WalkSetup s = make_setup(p, ref, c);
-  ASSERT_GT(s.tree.max_level, kMortonMaxLevel + 8);
+  const int max_level = make_setup(p, ref, c).tree.max_level;
+  ASSERT_GT(max_level, kMortonMaxLevel + 8);
   check_case(p, ref, c);
-  Forces box(p.size()), warp(p.size());
-  const WalkCounts cb = walk_tree_boxes(s.tree, s.cfg, nullptr, box.ax.data(), box.ay.data(),
-                                        box.az.data(), box.pot.data());
-  const int bound = 8 + 7 * (s.tree.max_level - 1);
-  std::uint64_t fallbacks = 99;
-  const WalkCounts cw = walk_tree_warps(s.tree, s.cfg, nullptr, warp.ax.data(), warp.ay.data(),
-                                        warp.az.data(), warp.pot.data(), bound, &fallbacks);
-  EXPECT_EQ(fallbacks, 0u);
-  EXPECT_EQ(cw.pp, cb.pp);
-  EXPECT_EQ(cw.pc, cb.pc);
+  check_case(p, ref, c, 8 + 7 * (max_level - 1));
 }
 
 // The child table the walk reads instead of the `next` chains: node i's children in pre-order,
