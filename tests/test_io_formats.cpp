@@ -877,7 +877,7 @@ TEST(IoUnits, WhatGadgetAndCsvCannotRecordIsSaidWithTheOptionsThatReadItBack) {
   info.G = 0;
   ASSERT_EQ(info.units.name, "custom");
   EXPECT_EQ(unrecorded_units(SnapshotFormat::csv, info),
-            "its units (3.085677581491367e+24 cm, 1.989e+43 g, 1e+05 cm/s) are not a system "
+            "its units (3.085677581491367e+24 cm, 1.989e+43 g, 100000 cm/s) are not a system "
             "hoshi's --units names: write HDF5 to keep them");
 }
 

@@ -720,6 +720,27 @@ TEST(IoRun, RestartNamesACheckpointValueThisVersionRefuses) {
   EXPECT_EQ(test::read_all(log).find("is stored in"), std::string::npos) << test::read_all(log);
 }
 
+// A checkpoint edited with h5py stores an integer parameter as float64: its whole value must
+// read back through the integer option (it was passed on as "1e+05", "not an integer").
+TEST(IoRun, RestartReadsAWholeDoubleIntoAnIntegerOption) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run -n 64 --dt 0.0625 --solver tree --t-end 0.0625 --quiet --out " + a, log), 0)
+      << test::read_all(log);
+  for (const auto& [key, value] : {std::pair{"seed", 100000.0}, std::pair{"n-group", 1000.0}}) {
+    test::remove_hdf5_attribute(a + "/checkpoint.hdf5", "Parameters", key);  // int64 as written
+    test::set_hdf5_double(a + "/checkpoint.hdf5", "Parameters", key, value);
+  }
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.125 --quiet", log), 0) << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  EXPECT_EQ(state(c, "time"), 0.125);
+  for (const auto& [key, text] : {std::pair{"seed", "100000"}, std::pair{"n-group", "1000"}}) {
+    const ParamValue* v = find_param(c.info.parameters, key);
+    ASSERT_NE(v, nullptr) << key;
+    EXPECT_EQ(io::to_string(*v), text) << key;
+  }
+}
+
 // hoshi ic --out X.tipsy replaced an existing X.tipsy.param (the units of another file).
 TEST(IoRun, ConversionToTipsyKeepsAnExistingParamFile) {
   ScratchDir dir("run");

@@ -7,9 +7,14 @@
 
 namespace hoshi {
 
+// Whole numbers below 2^53 are written with all their digits (100000, not 1e+05), so that
+// an integral double (h5py writes float64) reads back through an integer option too.
 inline std::string number_text(double v) {
   char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  const bool whole = v == v && v > -9007199254740992.0 && v < 9007199254740992.0 &&
+                     static_cast<double>(static_cast<long long>(v)) == v;
+  const auto r = whole ? std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed)
+                       : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
 
