@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numbers>
+#include <vector>
 
 #include "diagnostics/diagnostics.hpp"
 #include "gpu_test_support.hpp"
@@ -145,6 +148,49 @@ TEST_P(LeapfrogOn, PlummerEnergyErrorAfterOneTimeUnit) {
   EXPECT_EQ(r.steps, 128u);
   EXPECT_NEAR(r.time, 1.0, 1e-15);
   EXPECT_EQ(r.backend_name, to_string(GetParam()));
+}
+
+// An observer sees the particles of the step it asks in, on the device too, where they are
+// downloaded only when asked for: one that reads in a few steps sees exactly what one that
+// reads in every step sees there (the runs are deterministic). The run loop asked the observer
+// beforehand whether it would read; a checkpoint decided later (wall clock, a signal) could
+// then be written from an earlier step's copy.
+class ReadingObserver final : public RunObserver {
+ public:
+  explicit ReadingObserver(std::vector<std::size_t> steps) : steps_(std::move(steps)) {}
+  bool after_step(StepState& state, const RunProgress& s) override {
+    if (steps_.empty() || std::find(steps_.begin(), steps_.end(), s.step) != steps_.end()) {
+      const ParticleSet& p = state.particles();
+      seen[s.step] = {p.x[5], p.vy[17], p.az[29], p.pot[31]};
+    }
+    return true;
+  }
+  std::map<std::size_t, std::array<double, 4>> seen;
+
+ private:
+  std::vector<std::size_t> steps_;  // empty: every step
+};
+
+TEST_P(LeapfrogOn, ObserverReadsTheStateOfTheStepItAsksIn) {
+  RunConfig cfg;
+  cfg.t_end = 0.125;
+  cfg.dt = 1.0 / 128;
+  cfg.output_every = 1;  // no energy output between (those download the state as well)
+  cfg.solver.solver = SolverKind::direct;
+  cfg.solver.backend = GetParam();
+  cfg.solver.eps = 0.05;
+  ReadingObserver some({3, 7, 11}), every({});
+  ParticleSet p = make_plummer(256, 8), q = p;
+  cfg.observer = &some;
+  run_simulation(p, cfg, nullptr);
+  cfg.observer = &every;
+  run_simulation(q, cfg, nullptr);
+  ASSERT_EQ(some.seen.size(), 3u);
+  ASSERT_EQ(every.seen.size(), 17u);  // the start and 16 steps
+  for (const auto& [step, values] : some.seen) {
+    EXPECT_EQ(values, every.seen.at(step)) << "step " << step;
+    EXPECT_NE(values, every.seen.at(step - 1)) << "step " << step;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, LeapfrogOn, ::testing::Values(Backend::cpu, Backend::cuda),

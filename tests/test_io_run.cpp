@@ -98,6 +98,27 @@ TEST(IoRun, RestartContinuesBitForBit) {
   EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
 }
 
+// A run that ended off its step grid (steps of 0.1, a short last one to t_end = 0.505) is
+// continued on a grid from there (0.505 + k 0.1); continuing it once to 2.5 or twice (stopping
+// at 1.005, a full step) gave the same particles but times an ulp apart (1.105 against
+// 1.1050000000000002: the second restart took its grid from its own checkpoint, 1.005 as
+// rounded): the checkpoint now records the grid.
+TEST(IoRun, RestartsOfAContinuedRunOffTheGridKeepItsTimes) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  const std::string run = "run -n 64 --solver direct --dt 0.1 --output-every 0.05 --quiet ";
+  ASSERT_EQ(hoshi(run + "--t-end 0.505 --out " + a, log), 0) << test::read_all(log);
+  std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 2.5", log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1.005", log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 2.5", log), 0) << test::read_all(log);
+  const SnapshotData ca = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  const SnapshotData cb = read_hdf5_snapshot(b + "/checkpoint.hdf5");
+  expect_same_particles(ca.particles, cb.particles);
+  EXPECT_EQ(state(ca, "step"), state(cb, "step"));
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+}
+
 // A run extended with --restart --t-end: the first run's closing row at its t_end (0.3125, off
 // the output grid of 0.25) stayed in the log, which an uninterrupted run does not have. A log
 // deleted by hand is started again with its header.
@@ -718,6 +739,35 @@ TEST(IoRun, RestartNamesACheckpointValueThisVersionRefuses) {
   // Given on the command line, the value is the user's: no note.
   EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet --n-group 100000", log), 2);
   EXPECT_EQ(test::read_all(log).find("is stored in"), std::string::npos) << test::read_all(log);
+}
+
+// A new run from a file starts as from the same particles without accelerations: the file's
+// accelerations (another run's, perhaps with another G or softening) served as the relative
+// criterion's |a_old| for the first forces, which then depended on them.
+TEST(IoRun, NewRunFromAFileIgnoresItsAccelerations) {
+  ScratchDir dir("run");
+  const std::string with = dir.file("with.hdf5"), without = dir.file("without.hdf5");
+  ParticleSet p = test::sample_particles(400);  // random accelerations in [-1, 1]
+  write_hdf5_snapshot(with, p, SnapshotInfo{});
+  for (auto* a : {&p.ax, &p.ay, &p.az, &p.pot}) std::fill(a->begin(), a->end(), 0.0);
+  write_hdf5_snapshot(without, p, SnapshotInfo{});
+  const std::string log = dir.file("log");
+  for (const auto& [ic, out] : {std::pair{with, dir.file("A")}, std::pair{without, dir.file("B")}})
+    ASSERT_EQ(hoshi("run --ic " + ic +
+                        " --solver tree --criterion relative --dt 0.0625 --t-end "
+                        "0.0625 --quiet --out " +
+                        out,
+                    log),
+              0)
+        << test::read_all(log);
+  const ParticleSet a = read_hdf5_snapshot(dir.file("A") + "/checkpoint.hdf5").particles;
+  const ParticleSet b = read_hdf5_snapshot(dir.file("B") + "/checkpoint.hdf5").particles;
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a.x[i], b.x[i]) << i;
+    ASSERT_EQ(a.vx[i], b.vx[i]) << i;
+    ASSERT_EQ(a.ax[i], b.ax[i]) << i;
+  }
 }
 
 // A checkpoint edited with h5py stores an integer parameter as float64: its whole value must

@@ -390,26 +390,19 @@ class RunOutputs : public RunObserver {
   double io_seconds = 0;
   std::size_t snapshots_written = 0, frames_written = 0;
 
-  bool needs_state(const RunProgress& s) const override {
-    const double tiny = time_tolerance(s.t_end);
-    const bool last = s.time >= s.t_end - tiny;
-    return snapshots.due(s.time, tiny) || frames.due(s.time, tiny) ||
-           (checkpoints.due(s.time, tiny) && s.step > 0) ||
-           (checkpoint_minutes > 0 && since_checkpoint_.seconds() >= 60 * checkpoint_minutes) ||
-           g_stop_signal != 0 ||
-           (progress_bar && (last || !drew_ || wall_.seconds() - last_draw_ >= 0.2));
-  }
-
-  bool after_step(const ParticleSet& p, const RunProgress& s) override {
+  // Reads the particles (state.particles(): a download with device-resident stepping) only
+  // for what it writes or draws in this step.
+  bool after_step(StepState& state, const RunProgress& s) override {
     const double tiny = time_tolerance(s.t_end);
     Stopwatch io;
     if (snapshots.due(s.time, tiny)) {
-      write_snapshot(p, s);
+      write_snapshot(state.particles(), s);
       snapshots.advance(s.time, tiny);
     }
     if (frames.due(s.time, tiny)) {
       char name[64];
       std::snprintf(name, sizeof name, "/frame_%03lld.png", static_cast<long long>(frames.next));
+      const ParticleSet& p = state.particles();
       if (!(render.extent > 0)) render.extent = io::auto_extent(p, render.axis);
       const io::Image im = io::render_surface_density(p, render);
       io::write_png(out_dir + name, im);
@@ -424,9 +417,9 @@ class RunOutputs : public RunObserver {
     if (checkpoint_minutes > 0 && since_checkpoint_.seconds() >= 60 * checkpoint_minutes)
       checkpoint = true;
     const bool stop = g_stop_signal != 0;
-    if (checkpoint || stop) write_checkpoint(p, s);
+    if (checkpoint || stop) write_checkpoint(state.particles(), s);
     io_seconds += io.seconds();
-    if (progress_bar) draw(p, s, stop);
+    if (progress_bar) draw(state, s, stop);
     return !stop;
   }
 
@@ -446,6 +439,8 @@ class RunOutputs : public RunObserver {
                {"time", s.time},
                {"e0", s.e0},
                {"next_output", s.next_output},
+               {"time_base", s.time_base},
+               {"step_base", static_cast<std::int64_t>(s.step_base)},
                {"next_snapshot", snapshots.next},
                {"next_checkpoint", checkpoints.next},
                {"next_frame", frames.next},
@@ -470,7 +465,7 @@ class RunOutputs : public RunObserver {
   }
 
   // One terminal line, redrawn in place: bar, simulated time, steps/s, ETA, energy error.
-  void draw(const ParticleSet& p, const RunProgress& s, bool force) {
+  void draw(StepState& state, const RunProgress& s, bool force) {
     const double w = wall_.seconds();
     const bool last = s.time >= s.t_end - time_tolerance(s.t_end);
     if (!force && !last && drew_ && w - last_draw_ < 0.2) return;
@@ -482,7 +477,7 @@ class RunOutputs : public RunObserver {
     }
     last_draw_ = w;
     drew_ = true;
-    const Diagnostics d = diagnostics(p);
+    const Diagnostics d = diagnostics(state.particles());
     const double err = s.e0 != 0 ? (d.total - s.e0) / std::abs(s.e0) : 0.0;
     const double frac = s.t_end > 0 ? std::clamp(s.time / s.t_end, 0.0, 1.0) : 1.0;
     const double elapsed = w - w0_;
@@ -738,6 +733,17 @@ int cmd_run(int argc, char** argv) {
     }
     start.e0 = state_number(st, "e0", file);
     start.next_output = state_number(st, "next_output", file);
+    // The step grid (absent from checkpoints before 2026-11-30: the run then counts from
+    // the checkpoint's time where that is off the grid from 0).
+    // A value that is no grid of this checkpoint's step is ignored (run_simulation also
+    // checks that the checkpoint's time lies on it).
+    if (io::find_param(st, "time_base") && io::find_param(st, "step_base")) {
+      const double sb = state_number(st, "step_base", file);
+      if (sb >= 0 && sb <= static_cast<double>(start.step)) {
+        start.time_base = state_number(st, "time_base", file);
+        start.step_base = static_cast<std::size_t>(sb);
+      }
+    }
     outputs.snapshots.next = static_cast<std::int64_t>(state_number(st, "next_snapshot", file));
     outputs.checkpoints.next = static_cast<std::int64_t>(state_number(st, "next_checkpoint", file));
     outputs.frames.next = static_cast<std::int64_t>(state_number(st, "next_frame", file));
@@ -848,6 +854,11 @@ int cmd_run(int argc, char** argv) {
       if (s.format == io::SnapshotFormat::tipsy)
         scale_velocities_to_G(s.particles, cfg.solver.G, units.G());
       p = std::move(s.particles);
+      // A new run starts from positions, velocities and masses alone: a file's accelerations
+      // (another run's, with its G, softening and solver) would be the relative criterion's
+      // |a_old| for the first forces, so that the same particles from a CSV file and from a
+      // snapshot began differently. Only --restart continues from its stored accelerations.
+      for (auto* a : {&p.ax, &p.ay, &p.az, &p.pot}) std::fill(a->begin(), a->end(), 0.0);
       require_distinct_positions_in(p, cfg.solver.eps, ic);  // before --out is touched
     }
     make_solver(cfg.solver, p.size());  // fail on an impossible solver before touching --out
@@ -930,8 +941,8 @@ int cmd_run(int argc, char** argv) {
     // (an interrupted run has just written one).
     if (!res.interrupted) {
       Stopwatch io;
-      outputs.write_checkpoint(
-          p, RunProgress{res.steps, res.time, 0.0, cfg.t_end, res.e0, res.next_output});
+      outputs.write_checkpoint(p, RunProgress{res.steps, res.time, 0.0, cfg.t_end, res.e0,
+                                              res.next_output, res.time_base, res.step_base});
       outputs.io_seconds += io.seconds();
       res.seconds["total"] += io.seconds();
     }

@@ -118,6 +118,7 @@ class Stepper {
     return lf_.initialise(p_);
   }
   ForceStats step(double dt) {
+    synced_ = false;
 #ifdef HOSHI_HAVE_CUDA
     if (device_) {
       device_->kick(0.5 * dt);
@@ -136,10 +137,12 @@ class Stepper {
     return false;
 #endif
   }
+  // The host ParticleSet holds the current state (downloaded once per step on the device).
   void sync() {
 #ifdef HOSHI_HAVE_CUDA
-    if (device_) device_->download(p_);
+    if (device_ && !synced_) device_->download(p_);
 #endif
+    synced_ = true;
   }
   double integrate_seconds() const {
     double s = lf_.integrate_seconds();
@@ -153,6 +156,7 @@ class Stepper {
  private:
   Leapfrog lf_;
   ParticleSet& p_;
+  bool synced_ = false;
 #ifdef HOSHI_HAVE_CUDA
   std::unique_ptr<gpu::DeviceStepper> device_;
 #endif
@@ -193,25 +197,41 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     log_line(line, 0, 0.0, res.initial, 0.0, 0.0);
   }
 
-  // Fixed step: t = step * dt exactly (no accumulated round-off); output every
-  // round(output_every / dt) steps. Adaptive step: clamp to the next output time.
-  // A continued run whose time is off the step grid (it ended with a short step) counts
-  // from its own start instead.
+  // Fixed step: t = t_base + (step - step_base) dt exactly (no accumulated round-off), with
+  // t_base = step_base = 0 for a new run. Adaptive step: clamp to the next output time.
+  // A continued run keeps the grid its checkpoint records; one whose time is off that grid
+  // (it ended with a short step, or dt changed) counts from its own time and step instead.
   const double tiny = time_tolerance(cfg.t_end);
   double t = start ? start->time : 0.0;
   double next_output = start ? start->next_output : cfg.output_every;
   std::size_t step = start ? start->step : 0;
-  const bool on_grid = !start || start->time == static_cast<double>(start->step) * cfg.dt;
-  const double t_base = on_grid ? 0.0 : start->time;
-  const std::size_t step_base = on_grid ? 0 : start->step;
+  double t_base = 0.0;
+  std::size_t step_base = 0;
+  if (start) {
+    const auto on_grid = [&](double tb, std::size_t sb) {
+      return start->step >= sb &&
+             start->time == tb + static_cast<double>(start->step - sb) * cfg.dt;
+    };
+    if (std::isfinite(start->time_base) && on_grid(start->time_base, start->step_base))
+      t_base = start->time_base, step_base = start->step_base;
+    else if (!on_grid(0.0, 0))
+      t_base = start->time, step_base = start->step;
+  }
   std::size_t steps_at_last_line = step;
   double wall_at_last_line = 0;
+  struct LazyState final : StepState {
+    Stepper& lf;
+    ParticleSet& p;
+    LazyState(Stepper& l, ParticleSet& q) : lf(l), p(q) {}
+    const ParticleSet& particles() override {
+      lf.sync();  // snapshots, checkpoints, the progress line read the host state
+      return p;
+    }
+  } state(lf, p);
   auto observe = [&](double dt) {
     if (!cfg.observer) return true;
-    const RunProgress progress{step, t, dt, cfg.t_end, e0, next_output};
-    if (cfg.observer->needs_state(progress))
-      lf.sync();  // snapshots, checkpoints read the host state
-    return cfg.observer->after_step(p, progress);
+    return cfg.observer->after_step(
+        state, RunProgress{step, t, dt, cfg.t_end, e0, next_output, t_base, step_base});
   };
   bool go_on = observe(0.0);
   while (go_on && t < cfg.t_end - tiny) {
@@ -257,6 +277,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.interrupted = !go_on && t < cfg.t_end - tiny;
   res.e0 = e0;
   res.next_output = next_output;
+  res.time_base = t_base;
+  res.step_base = step_base;
   res.steps = step;
   res.time = t;
   lf.sync();

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <limits>
 #include <string>
 
 #include "core/particle_set.hpp"
@@ -20,6 +21,11 @@ struct RunStart {
   double time = 0;         // simulated time reached
   double e0 = 0;           // total energy at t = 0 of the original run
   double next_output = 0;  // next energy.csv output time
+  // The step grid of a fixed-step run, t = time_base + (step - step_base) dt, as the run that
+  // wrote the checkpoint counted it (NaN: not recorded, checkpoints before 2026-11-30). A run
+  // that ended with a short step is continued on a grid from there; its own restarts keep it.
+  double time_base = std::numeric_limits<double>::quiet_NaN();
+  std::size_t step_base = 0;
   // The force settings differ from the checkpoint's (softening, solver, criterion, ...): the
   // stored accelerations are those of the old settings, so the restored state's forces are
   // computed again before the first kick (the stored ones serve as the relative criterion's
@@ -33,18 +39,30 @@ struct RunProgress {
   double time = 0, dt = 0, t_end = 0;
   double e0 = 0;           // initial total energy (for relative errors)
   double next_output = 0;  // pending energy.csv output time (checkpoints store it)
+  double time_base = 0;    // the step grid (RunStart::time_base; checkpoints store it)
+  std::size_t step_base = 0;
 };
 
 // Snapshots, checkpoints, progress display and signal handling hook in here (cli/cmd_run).
+// The particles after a step, as an observer reads them. With device-resident stepping
+// (--backend cuda) they are copied from the device the first time they are asked for in a
+// step, and only then: an observer that writes nothing costs no transfer, and one that does
+// always reads the current state (it decides and reads in one place, so no decision taken
+// before the step's wall-clock or signal check can leave it a stale copy).
+class StepState {
+ public:
+  virtual const ParticleSet& particles() = 0;
+
+ protected:
+  ~StepState() = default;
+};
+
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  // Called with the state after every step, and once at the start (step == start step).
+  // Called after every step, and once at the start (step == start step).
   // Returning false ends the run after this step (res.interrupted = true).
-  virtual bool after_step(const ParticleSet& p, const RunProgress& progress) = 0;
-  // Whether after_step will read the particles at this point. With device-resident stepping
-  // (--backend cuda) the state is copied to the host only when this is true.
-  virtual bool needs_state(const RunProgress&) const { return true; }
+  virtual bool after_step(StepState& state, const RunProgress& progress) = 0;
 };
 
 struct RunConfig {
@@ -70,7 +88,9 @@ struct RunResult {
   double e0 = 0;                 // initial total energy (plus energy_jump)
   double energy_jump = 0;        // restart with new force settings: E after - E before
   double next_output = 0;        // pending energy.csv output time
-  bool interrupted = false;      // the observer ended the run before t_end
+  double time_base = 0;          // the step grid, t = time_base + (step - step_base) dt
+  std::size_t step_base = 0;
+  bool interrupted = false;  // the observer ended the run before t_end
 };
 
 // Validates cfg (std::invalid_argument naming the bad value).
