@@ -202,6 +202,35 @@ TEST(EddingtonSample, RadiiFollowModelMassProfile) {
   }
 }
 
+// The NFW model's radii follow its cut-off profile for a cutoff far outside or inside the
+// default grid (1e-6 a to 1e6 a): M(r) by an independent quadrature here (trapezoid in ln r,
+// 2e5 points from 1e-9 min(a, r_cut) to 400 r_cut), KS at the 1% level with N/2 independent
+// draws (mirror pairs). A grid that stopped at 1e6 a put 41% of the particles of r_cut = 1e7 a
+// on its edge (D ~ 0.3); one that started at 1e-6 a refused r_cut = 1e-7 a as a cusp.
+TEST(EddingtonSample, NfwFollowsItsCutoffFarFromTheDefaultGrid) {
+  for (const double rc : {1e7, 1e-7}) {
+    const std::size_t n = 8000;
+    const ParticleSet p = make_eddington_model("nfw", n, 3, 1.0, rc);
+    const int k = 200000;
+    const double l0 = std::log(1e-9 * std::min(1.0, rc)), h = (std::log(400 * rc) - l0) / (k - 1);
+    std::vector<double> mass(k);
+    auto dm = [&](int i) {  // 4 pi r^3 rho(r), per unit ln r
+      const double r = std::exp(l0 + i * h);
+      return 4 * kPi * r * r * r * std::exp(-r / rc) / (r * (1 + r) * (1 + r));
+    };
+    mass[0] = dm(0) / 2;  // rho ~ 1/r inside: M = 2 pi r^2 = (4 pi r^3 rho) / 2
+    for (int i = 1; i < k; ++i) mass[i] = mass[i - 1] + 0.5 * h * (dm(i - 1) + dm(i));
+    const double cut = 0.999, total = mass.back();
+    const double d = ks_statistic(radii(p), [&](double r) {
+      const double t = std::clamp((std::log(r) - l0) / h, 0.0, k - 1.0);
+      const int i = std::min(static_cast<int>(t), k - 2);
+      const double f = mass[i] + (t - i) * (mass[i + 1] - mass[i]);
+      return std::min(f / total / cut, 1.0);
+    });
+    EXPECT_LT(d, 1.63 / std::sqrt(n / 2.0)) << "r_cut " << rc;
+  }
+}
+
 // Mirror-pair sampling puts the density centre at the centre of mass, so the Lagrangian radii
 // about the centre of mass of make_hernquist follow the analytic ones: the fraction f of the
 // sample inside r is M(r) / (M mass_cut), so r_f = r(M = f mass_cut). Binomial noise with

@@ -400,7 +400,19 @@ ParticleSet make_eddington_model(const std::string& profile, std::size_t n, std:
     throw std::invalid_argument("invalid scale radius a " + number_text(a) + " (must be >= 0)");
   require_mass_cut(mass_cut);
   SphericalModelOptions o;
-  if (r_cut_over_a > 0) o.r_max = std::min(o.r_max, 300.0 * r_cut_over_a);
+  if (r_cut_over_a > 0) {
+    // The grid follows the cutoff: from 1e-6 of the smaller of a and r_cut to 300 r_cut, where
+    // exp(-r / r_cut) has fallen below 1e-130, at no fewer points per decade than the default
+    // grid. A grid that stopped at 1e6 a whatever r_cut was extrapolated an r_cut of 1e7 a as a
+    // power law of slope just above 3 from there, put 41% of the particles on the grid's edge
+    // and misjudged the mass 36-fold at r50; one that started at 1e-6 a took an r_cut below it
+    // for a central cusp ("density diverges as r^-11").
+    const double per_decade = (o.n_grid - 1) / std::log10(o.r_max / o.r_min);
+    o.r_min = 1e-6 * std::min(1.0, r_cut_over_a);
+    o.r_max = 300.0 * r_cut_over_a;
+    o.n_grid = std::max(
+        o.n_grid, static_cast<int>(std::ceil(per_decade * std::log10(o.r_max / o.r_min))) + 1);
+  }
   const SphericalModel model(density_profile(profile, 1.0, r_cut_over_a), 1.0, o);
   // Lengths scale by lambda at fixed G and M: E -> E / lambda, v -> v / sqrt(lambda).
   // Equilibrium: E = W / 2 (virial theorem).
