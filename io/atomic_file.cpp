@@ -145,16 +145,20 @@ int remove_stale_temporaries_of(const std::string& path) {
   return remove_dead_temporaries(p.parent_path().string(), p.filename().string());
 }
 
-void prepare_output_dir(const std::string& dir, bool overwrite) {
+void check_output_dir(const std::string& dir, bool overwrite) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec))
-      throw std::invalid_argument("--out " + dir + ": exists and is not a directory");
-    if (!fs::is_empty(dir, ec) && !overwrite)
-      throw std::invalid_argument("--out " + dir +
-                                  ": exists and is not empty (use --overwrite to reuse it)");
-    return;
-  }
+  if (!fs::exists(dir, ec)) return;
+  if (!fs::is_directory(dir, ec))
+    throw std::invalid_argument("--out " + dir + ": exists and is not a directory");
+  if (!fs::is_empty(dir, ec) && !overwrite)
+    throw std::invalid_argument("--out " + dir +
+                                ": exists and is not empty (use --overwrite to reuse it)");
+}
+
+void prepare_output_dir(const std::string& dir, bool overwrite) {
+  check_output_dir(dir, overwrite);
+  std::error_code ec;
+  if (fs::exists(dir, ec)) return;
   fs::create_directories(dir, ec);
   if (ec) throw std::invalid_argument("--out " + dir + ": cannot create: " + ec.message());
 }

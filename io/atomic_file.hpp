@@ -58,5 +58,8 @@ int remove_stale_temporaries_of(const std::string& path);
 // (with parents). An existing non-empty directory is an error unless `overwrite` is set
 // (std::invalid_argument naming the directory and --overwrite).
 void prepare_output_dir(const std::string& dir, bool overwrite);
+// prepare_output_dir's refusals alone (exists and is not a directory; not empty without
+// `overwrite`), creating and changing nothing: checked before a run computes anything.
+void check_output_dir(const std::string& dir, bool overwrite);
 
 }  // namespace hoshi::io

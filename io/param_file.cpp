@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 
@@ -18,6 +19,19 @@ namespace hoshi::io {
 
 std::vector<std::pair<std::string, std::string>> read_param_file(const std::string& path) {
   require_input_file(path, "no such parameter file");
+  {
+    // A particle file where the parameter file goes (hoshi run snapshot.hdf5): binary data, not
+    // YAML ("unknown escape character" with the raw byte in the message).
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::invalid_argument(path + ": cannot open the parameter file");
+    char head[4096];
+    in.read(head, sizeof head);
+    if (std::find(head, head + in.gcount(), '\0') != head + in.gcount())
+      throw std::invalid_argument(path +
+                                  ": binary data, not a YAML parameter file (a particle file? "
+                                  "give it as --ic " +
+                                  path + ")");
+  }
   YAML::Node root;
   try {
     // One document: a second (after ---) was silently ignored.

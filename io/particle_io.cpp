@@ -31,14 +31,18 @@ ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta) {
   return p;
 }
 
-void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info,
-                     const WriteOptions& options) {
+SnapshotFormat output_format(const std::string& path) {
   const auto format = format_from_extension(path);
   if (!format)
     throw std::invalid_argument(
         path + ": unknown output format '" + extension(path) +
         "' (supported: .csv, .hdf5/.h5/.hdf, .tipsy/.std/.bin, .gadget/.g1/.g2/.dat)");
-  save_snapshot(path, *format, p, info, options);
+  return *format;
+}
+
+void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info,
+                     const WriteOptions& options) {
+  save_snapshot(path, output_format(path), p, info, options);
 }
 
 }  // namespace hoshi::io

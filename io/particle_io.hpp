@@ -15,6 +15,10 @@ namespace hoshi::io {
 // the note of what was skipped, "N gas particles skipped ...", or empty); not the particles.
 ParticleSet read_particles(const std::string& path, LoadedSnapshot* meta = nullptr);
 
+// The format write_particles gives `path` (from its extension); an unknown extension is a
+// std::invalid_argument listing the known ones.
+SnapshotFormat output_format(const std::string& path);
+
 // Writes particles to `path` (format from the extension), atomically, with the time and units
 // of `info` (default: t = 0, henon units) and the format's choices in `options`.
 void write_particles(const std::string& path, const ParticleSet& p, const SnapshotInfo& info = {},

@@ -177,12 +177,23 @@ double auto_extent(const ParticleSet& p, int axis) {
   return r[k] > rounding && std::isfinite(r[k]) ? 2.2 * r[k] : 1.0;
 }
 
-Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
+void check_render_options(const RenderOptions& o, const std::string& prefix) {
   if (o.resolution < 16 || o.resolution > 16384)
-    throw std::invalid_argument("--resolution: value " + std::to_string(o.resolution) +
+    throw std::invalid_argument(prefix + "resolution: value " + std::to_string(o.resolution) +
                                 " (must be between 16 and 16384)");
   if (o.axis < 0 || o.axis > 2)
-    throw std::invalid_argument("--axis: value " + std::to_string(o.axis) + " (must be 0, 1 or 2)");
+    throw std::invalid_argument(prefix + "axis: value " + std::to_string(o.axis) +
+                                " (must be 0, 1 or 2)");
+  if (o.extent > 0) {
+    const double h = o.extent / o.resolution;
+    if (!std::isfinite(o.extent) || !(h * h > 0) || !std::isfinite(h * h))
+      throw std::invalid_argument(prefix + "extent: value " + number_text(o.extent) +
+                                  " (its pixel area is not a finite positive number)");
+  }
+}
+
+Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
+  check_render_options(o, "--");
   // Centre of mass in the image plane.
   double mass = 0, cu = 0, cv = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {

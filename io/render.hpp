@@ -40,6 +40,11 @@ double auto_extent(const ParticleSet& p, int axis);
 // The full picture: density, log scale, colour map, scale bar with its length as text.
 Image render_surface_density(const ParticleSet& p, const RenderOptions& options);
 
+// The options' own limits (resolution 16 to 16384, axis 0 to 2, a given extent finite with a
+// finite positive pixel area), std::invalid_argument naming the option as `prefix` + its name
+// ("--" for hoshi render, "--render-" for hoshi run, which checks before it starts).
+void check_render_options(const RenderOptions& options, const std::string& prefix);
+
 // Writes an 8-bit RGB PNG atomically; throws std::runtime_error on failure.
 void write_png(const std::string& path, const Image& image);
 

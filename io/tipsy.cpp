@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -184,6 +185,22 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   const double G = G_run > 0 ? G_run : units.G(), sg = std::sqrt(G);
   const UnitSystem file_units = units_g1(units.length_cm, units.mass_g);
   const auto n = static_cast<std::int32_t>(p.size());
+  // The units file is written to its temporary first and renamed after the particles': a
+  // .param that cannot be written (a directory of that name) failed after the particles had
+  // replaced the old file, which was then left with another file's units.
+  std::unique_ptr<TemporaryOutput> param;
+  if (with_param) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path + ".param", ec))
+      throw std::invalid_argument(path + ".param: is a directory (tipsy's units file goes there)");
+    param = std::make_unique<TemporaryOutput>(path + ".param", "tipsy units file");
+    param->out.precision(17);
+    param->out << "# units of " << std::filesystem::path(path).filename().string()
+               << " (G = 1), written by hoshi\n"
+               << "dKpcUnit = " << file_units.length_cm / kKpcInCm << "\n"
+               << "dMsolUnit = " << file_units.mass_g / kSolarMassInG << "\n"
+               << "bComove = 0\n";
+  }
   write_stream_atomically(path, [&](std::ostream& s) {
     std::string buf;
     put_bytes(buf, time * sg, true);
@@ -200,17 +217,7 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
     }
     s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   });
-  if (!with_param) return;
-  std::ostringstream param;
-  param.precision(17);
-  param << "# units of " << std::filesystem::path(path).filename().string()
-        << " (G = 1), written by hoshi\n"
-        << "dKpcUnit = " << file_units.length_cm / kKpcInCm << "\n"
-        << "dMsolUnit = " << file_units.mass_g / kSolarMassInG << "\n"
-        << "bComove = 0\n";
-  const std::string text = param.str();
-  write_stream_atomically(path + ".param",
-                          [&](std::ostream& s) { s.write(text.data(), text.size()); });
+  if (param) param->commit();
 }
 
 }  // namespace hoshi::io

@@ -95,7 +95,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run -n 0", "-n"},
       {"run -n 2.5", "-n"},
       // More particles than memory holds: refused before sampling (it ran out of memory).
-      {"ic -n 1e11 --out big.hdf5", "invalid -n 1e11: the particles alone need 9600.0 GB"},
+      {"ic -n 1e11", "invalid -n 1e11: the particles alone need 9600.0 GB"},
       {"run --softening -1", "--softening"},
       {"run --dt -0.1", "--dt"},
       {"run --t-end -1e-9", "invalid --t-end -1e-09 (must be >= 0)"},  // the value as given
@@ -147,13 +147,24 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run -G nan", "option -G: value 'nan' is not a number"},  // was "--G"
       {"ic -G 0", "invalid -G 0 (must be > 0)"},
       {"ic --units cgs", "units: value 'cgs' is not one of henon, galaxy"},
+      // Found only at the first frame or after endless work (an audit, 2026-11-30): frames
+      // of 5 pixels (named as render's --resolution), an interval of 1e-300 (its loop over the
+      // multiples never ended), 1e12 steps, a thread count OpenMP died of; an option typed
+      // twice (the last silently won: two parameter files, one ignored).
+      {"run --render-every 1 --render-resolution 5", "--render-resolution: value 5 (must be"},
+      {"run --render-every 1 --render-extent 1e300", "--render-extent: value 1e+300 (its pixel"},
+      {"run --snapshot-every 1e-300", "--snapshot-every: value 1e-300 (more than 1e9 outputs"},
+      {"run --dt 1e-300", "more than 1e12 steps to --t-end"},
+      {"run --threads 100000", "invalid --threads 100000 (must be between 0 and 4096)"},
+      {"run -n 100 -n 200", "-n given twice"},
+      {"ic -n 10 --out other.csv", "--out given twice"},
   };
   for (const auto& [args, needle] : cases) {
-    const Result r = hoshi(args + " --out " + (d / "o").string(), d);
+    const Result r = hoshi(args + " --out " + (d / "o.hdf5").string(), d);  // run: a directory
     EXPECT_EQ(r.status, 2) << args;
     EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
-    EXPECT_FALSE(fs::exists(d / "o")) << args << " left output behind";
+    EXPECT_FALSE(fs::exists(d / "o.hdf5")) << args << " left output behind";
   }
   // -n with a particle file (the file brings its own particles).
   ASSERT_EQ(hoshi("ic -n 20 --out " + (d / "in.csv").string(), d).status, 0);
@@ -516,6 +527,71 @@ TEST(Cli, ExistingOutputIsNeverOverwritten) {
   std::ifstream in2(d / "run" / "energy.csv");
   std::getline(in2, s);
   EXPECT_EQ(s, "precious");
+}
+
+// Settings found bad only in the first force evaluation (a softening of 1e300: eps^2 leaves
+// float32) or at the first frame: with --overwrite, the earlier run's outputs were removed
+// first. Nothing in --out is touched before the initial forces are known and every output
+// option is checked.
+TEST(Cli, BadSettingsLeaveAnEarlierRunsOutputs) {
+  const fs::path d = scratch();
+  const std::string out = (d / "o").string(), run = "run -n 200 --t-end 0.5 --solver direct ";
+  ASSERT_EQ(hoshi(run + "--snapshot-every 0.25 --out " + out, d).status, 0);
+  const auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(out))
+      names.push_back(e.path().filename().string() + ":" + std::to_string(fs::file_size(e)));
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> before = listing();
+  ASSERT_EQ(before.size(), 5u);  // energy.csv, checkpoint, snapshots 000 to 002
+  for (const std::string bad : {"--softening 1e300", "--render-every 1 --render-resolution 5"}) {
+    const Result r = hoshi(run + "--overwrite --out " + out + " " + bad, d);
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
+    EXPECT_EQ(listing(), before) << bad;
+  }
+  // A restart that fails in the restored state's forces leaves the log whole.
+  const std::string log = (d / "o" / "energy.csv").string();
+  std::ifstream in(log);
+  const std::string rows((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(hoshi("run --restart " + out + " --t-end 1 --softening 1e300", d).status, 2);
+  std::ifstream again(log);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()),
+            rows);
+}
+
+// An output that is the command's own input is refused even with --overwrite (hoshi forces
+// replaced its snapshot with a CSV table, analyze and accuracy their input with their tables),
+// as is a summary table that is also one of analyze's profile files.
+TEST(Cli, OutputsNeverReplaceTheirInputs) {
+  const fs::path d = scratch();
+  const std::string in = (d / "p.csv").string();
+  ASSERT_EQ(hoshi("ic -n 100 --out " + in, d).status, 0);
+  std::ifstream f(in);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  for (const std::string& cmd :
+       {"forces " + in + " --overwrite --out " + in, "analyze " + in + " --overwrite --csv " + in,
+        "accuracy --ic " + in + " --overwrite --csv " + in,
+        "accuracy --ic " + in + " --overwrite --errors " + in,
+        "analyze " + in + " --profiles " + d.string() + " --csv " + (d / "p_radial.csv").string(),
+        "analyze " + in + " --profiles " + (d / "prof").string() + " --csv " +
+            (d / "prof").string()}) {
+    const Result r = hoshi(cmd, d);
+    EXPECT_NE(r.status, 0) << cmd;
+    std::ifstream g(in);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(g)), std::istreambuf_iterator<char>()),
+              bytes)
+        << cmd;
+  }
+  EXPECT_FALSE(fs::exists(d / "p_radial.csv"));
+  EXPECT_FALSE(fs::exists(d / "prof"));
+  EXPECT_NE(hoshi("forces " + in + " --out f.hdf5", d).err.find("written as CSV"),
+            std::string::npos);
+  // tipsy's units file cannot be written: the particles are not written either.
+  fs::create_directories(d / "x.tipsy.param");
+  EXPECT_EQ(hoshi("ic -n 100 --out " + (d / "x.tipsy").string(), d).status, 2);
+  EXPECT_FALSE(fs::exists(d / "x.tipsy"));
 }
 
 TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {

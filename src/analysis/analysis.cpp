@@ -214,14 +214,15 @@ Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& c, const Vec3& v) {
     L[1] += p.m[i] * (z * ux - x * uz);
     L[2] += p.m[i] * (x * uy - y * ux);
   }
-  const double n = std::sqrt(L[0] * L[0] + L[1] * L[1] + L[2] * L[2]);
+  const double n = std::hypot(L[0], L[1], L[2]);
   if (!(n > 0)) return {0, 0, 1};
   return {L[0] / n, L[1] / n, L[2] / n};
 }
 
 DiskProfile disk_profile(const ParticleSet& p, const Vec3& c, const Vec3& v, const Vec3& axis,
                          double R_max, std::size_t n_bins) {
-  const double an = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+  // hypot: an axis of 1e300,0,0 (or 1e-300,0,0) squared to inf (or 0).
+  const double an = std::hypot(axis[0], axis[1], axis[2]);
   if (!(an > 0) || !(R_max > 0) || n_bins < 1)
     throw std::invalid_argument(
         "invalid disk profile (need a non-zero axis, R_max > 0, bins >= 1)");

@@ -117,12 +117,12 @@ int cmd_accuracy(int argc, char** argv) {
   std::string csv_path;
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
-    require_new_output(csv_path, flag(r, "overwrite"), "--csv");
+    require_new_output(csv_path, flag(r, "overwrite"), "--csv", {r["ic"].as<std::string>()});
   }
   std::string errors_path;
   if (r.count("errors")) {
     errors_path = r["errors"].as<std::string>();
-    require_new_output(errors_path, flag(r, "overwrite"), "--errors");
+    require_new_output(errors_path, flag(r, "overwrite"), "--errors", {r["ic"].as<std::string>()});
     // Absolute first: weakly_canonical of names that do not exist yet kept "x.csv" relative
     // and made "./x.csv" absolute, so the two spellings of one file passed.
     if (!csv_path.empty() &&

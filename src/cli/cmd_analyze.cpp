@@ -158,6 +158,8 @@ int cmd_analyze(int argc, char** argv) {
   const auto files = r["snapshots"].as<std::vector<std::string>>();
   const bool overwrite = flag(r, "overwrite");
   const std::size_t bins = parse_size(r["bins"].as<std::string>(), "--bins");
+  if (bins > 100000)  // more shells than most snapshots have particles (1e12 ran out of memory)
+    throw std::invalid_argument("invalid --bins " + std::to_string(bins) + " (at most 100000)");
   const SolverConfig cfg = solver_config(r);
   apply_threads(r);
   Vec3 axis{0, 0, 1};
@@ -181,7 +183,7 @@ int cmd_analyze(int argc, char** argv) {
   std::string csv_path, prof_dir;
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
-    require_new_output(csv_path, overwrite, "--csv");
+    require_new_output(csv_path, overwrite, "--csv", files);
   }
   // Every output name is checked before any snapshot is read, and nothing is written until
   // every snapshot has been analysed: a bad input leaves no partial output behind.
@@ -191,12 +193,28 @@ int cmd_analyze(int argc, char** argv) {
     std::error_code ec;
     if (std::filesystem::exists(prof_dir, ec) && !std::filesystem::is_directory(prof_dir, ec))
       throw std::invalid_argument("--profiles " + prof_dir + ": is not a directory");
+    // The same file by two names: compared as absolute, normalised paths (they need not exist).
+    const auto same = [](const std::string& a, const std::string& b) {
+      namespace fs = std::filesystem;
+      return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
+    };
+    if (!csv_path.empty() && same(csv_path, prof_dir))
+      throw std::invalid_argument("--csv " + csv_path + ": the --profiles directory");
     for (const std::string& name : profile_names(files)) {
       prof_base.push_back((std::filesystem::path(prof_dir) / name).string());
-      for (const char* suffix : {"_radial.csv", "_disk.csv"})
-        if (!overwrite && std::filesystem::exists(prof_base.back() + suffix, ec))
-          throw std::invalid_argument("--profiles " + prof_base.back() + suffix +
+      for (const char* suffix : {"_radial.csv", "_disk.csv"}) {
+        const std::string out = prof_base.back() + suffix;
+        if (!csv_path.empty() && same(csv_path, out))
+          throw std::invalid_argument("--csv " + csv_path + ": also a profile of --profiles (" +
+                                      out + ")");
+        for (const std::string& in : files)
+          if (same(in, out))
+            throw std::invalid_argument("--profiles " + out + ": is the input file " + in +
+                                        " (give another directory)");
+        if (!overwrite && std::filesystem::exists(out, ec))
+          throw std::invalid_argument("--profiles " + out +
                                       ": file exists (use --overwrite to replace it)");
+      }
     }
   }
   const bool bound = flag(r, "bound");

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
+#include "core/number_text.hpp"
 #include "direct/direct.hpp"
 #include "solver/solver.hpp"
 
@@ -51,7 +52,7 @@ ParticleSet model_for_n(int argc, char** argv, std::size_t n) {
   std::vector<char*> ptrs;
   for (auto& a : args) ptrs.push_back(a.data());
   cxxopts::Options o = bench_options();
-  return initial_conditions(parse_options(o, int(ptrs.size()), ptrs.data()));
+  return initial_conditions(parse_options(o, int(ptrs.size()), ptrs.data(), false));
 }
 
 }  // namespace
@@ -75,14 +76,13 @@ int cmd_bench(int argc, char** argv) {
   std::string csv;
   if (r.count("csv")) {
     csv = r["csv"].as<std::string>();
-    require_new_output(csv, flag(r, "overwrite"), "--csv");
+    require_new_output(csv, flag(r, "overwrite"), "--csv", {r["ic"].as<std::string>()});
   }
   double peak = 0;
   if (r.count("peak-gflops")) {
     peak = number(r, "peak-gflops");
     if (!(peak > 0))
-      throw std::invalid_argument("invalid --peak-gflops " + std::to_string(peak) +
-                                  " (must be > 0)");
+      throw std::invalid_argument("invalid --peak-gflops " + number_text(peak) + " (must be > 0)");
   }
   const int threads = apply_threads(r);
   // The first set and its solver before the table's header: a bad file, model parameter or

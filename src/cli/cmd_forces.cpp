@@ -1,4 +1,5 @@
 // hoshi forces INPUT --out FILE.csv: one force evaluation, written in input order.
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -30,7 +31,14 @@ int cmd_forces(int argc, char** argv) {
     throw std::invalid_argument("missing INPUT file (see hoshi forces --help)");
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE.csv");
   const std::string out = r["out"].as<std::string>();
-  require_new_output(out, flag(r, "overwrite"));
+  // The forces are a CSV table: a snapshot's or an image's name would hold CSV.
+  const std::string ext = std::filesystem::path(out).extension().string();
+  for (const char* other :
+       {".hdf5", ".h5", ".hdf", ".tipsy", ".std", ".bin", ".gadget", ".g1", ".png"})
+    if (ext == other)
+      throw std::invalid_argument("--out " + out +
+                                  ": the forces are written as CSV (name the file *.csv)");
+  require_new_output(out, flag(r, "overwrite"), "--out", {r["input"].as<std::string>()});
   SolverConfig cfg = solver_config(r);
   apply_threads(r);
   io::LoadedSnapshot meta;

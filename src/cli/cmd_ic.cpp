@@ -90,6 +90,7 @@ int cmd_ic(int argc, char** argv) {
   const io::WriteOptions write = write_options(r);
   const std::string out = r["out"].as<std::string>();
   require_new_output(out, flag(r, "overwrite"));
+  io::output_format(out);  // an unknown extension before the model is made
   // A tipsy file's units go to OUT.param beside it, which must not be replaced silently either.
   std::error_code ec;
   if (io::format_from_extension(out) == io::SnapshotFormat::tipsy && !flag(r, "overwrite") &&

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
+#include "core/number_text.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
 
@@ -33,18 +34,19 @@ int cmd_render(int argc, char** argv) {
   const std::string ext = std::filesystem::path(out).extension().string();
   if (ext != ".png" && ext != ".PNG")
     throw std::invalid_argument("--out " + out + ": the image is a PNG (name it *.png)");
-  require_new_output(out, flag(r, "overwrite"));
+  require_new_output(out, flag(r, "overwrite"), "--out", {r["snapshot"].as<std::string>()});
   io::RenderOptions ro;
   ro.axis = io::parse_axis(r["axis"].as<std::string>());
   ro.extent = number(r, "extent");
   ro.resolution = integer(r, "resolution");
   ro.decades = number(r, "decades");
   if (ro.extent < 0)
-    throw std::invalid_argument("option --extent: value " + std::to_string(ro.extent) +
+    throw std::invalid_argument("option --extent: value " + number_text(ro.extent) +
                                 " (must be >= 0)");
   if (!(ro.decades > 0))
-    throw std::invalid_argument("option --decades: value " + std::to_string(ro.decades) +
+    throw std::invalid_argument("option --decades: value " + number_text(ro.decades) +
                                 " (must be > 0)");
+  io::check_render_options(ro, "--");  // before the snapshot is read
   const io::LoadedSnapshot s = io::load_snapshot(r["snapshot"].as<std::string>());
   if (!s.note.empty())
     std::cerr << "hoshi render: " << r["snapshot"].as<std::string>() << ": " << s.note << "\n";

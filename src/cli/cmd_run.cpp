@@ -124,6 +124,7 @@ void add_run_options(cxxopts::Options& o) {
   add_threads_option(o);
   o.parse_positional({"params"});
   o.positional_help("[PARAMS.yml]");
+  o.show_positional_help();  // --params in the help, as the positional PARAMS.yml
 }
 
 // Options that are not run parameters (never read from or written to parameter sets).
@@ -369,7 +370,13 @@ struct Schedule {
   double every = 0;       // 0: off
   std::int64_t next = 0;  // index of the next event (at time next * every)
   bool due(double t, double tiny) const { return every > 0 && t >= next * every - tiny; }
+  // The first multiple after t: from the quotient, then exact in the products (a loop over
+  // the multiples took forever for an interval of 1e-300).
   void advance(double t, double tiny) {
+    const std::int64_t from = next;
+    const double q = std::floor((t + tiny) / every) + 1;
+    if (q > static_cast<double>(next)) next = static_cast<std::int64_t>(q);
+    while (next > from && (next - 1) * every > t + tiny) --next;
     while (next * every <= t + tiny) ++next;
   }
 };
@@ -532,7 +539,12 @@ void print_timing(const RunResult& res) {
 int cmd_run(int argc, char** argv) {
   // First pass: find a parameter file and --restart; both become option layers below the
   // command line (later layers override earlier ones: checkpoint, file, command line).
-  cxxopts::Options probe("hoshi run", "");
+  const char* description =
+      "Run a collisionless N-body simulation with the leapfrog (kick-drift-kick) integrator. "
+      "Defaults: an 8192-particle Plummer sphere in Henon units (G = M = 1, E = -1/4) for 10 "
+      "time units (about 3.5 crossing times).\nOptions may also come from a YAML parameter "
+      "file (hoshi run params.yml); the command line overrides it. See docs/io.md.";
+  cxxopts::Options probe("hoshi run", description);  // its --help is the one shown
   add_run_options(probe);
   auto first = parse_options(probe, argc, argv);
   const auto infos = option_infos(probe);
@@ -571,16 +583,11 @@ int cmd_run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
   if (restart) args.push_back("--out=" + restart_dir);
 
-  cxxopts::Options o("hoshi run",
-                     "Run a collisionless N-body simulation with the leapfrog (kick-drift-kick) "
-                     "integrator. Defaults: an 8192-particle Plummer sphere in Henon units "
-                     "(G = M = 1, E = -1/4) for 10 time units (about 3.5 crossing times).\n"
-                     "Options may also come from a YAML parameter file (hoshi run params.yml); "
-                     "the command line overrides it. See docs/io.md.");
+  cxxopts::Options o("hoshi run", description);
   add_run_options(o);
   std::vector<char*> cargs;
   for (auto& a : args) cargs.push_back(a.data());
-  auto r = parse_options(o, static_cast<int>(cargs.size()), cargs.data());
+  auto r = parse_options(o, static_cast<int>(cargs.size()), cargs.data(), false);
   std::string force_changes;  // on restart: the force settings that differ from the checkpoint's
   if (restart) {
     // What made the particles (and the G their velocities were scaled to) cannot change: the
@@ -677,6 +684,12 @@ int cmd_run(int argc, char** argv) {
     if (number(r, name) < 0)
       throw std::invalid_argument(std::string("option --") + name + ": value " +
                                   r[name].as<std::string>() + " (must be >= 0)");
+  if (outputs.frames.every > 0) io::check_render_options(outputs.render, "--render-");
+  for (const char* name : {"snapshot-every", "checkpoint-every", "render-every"})
+    if (number(r, name) > 0 && cfg.t_end / number(r, name) > 1e9)
+      throw std::invalid_argument(std::string("option --") + name + ": value " +
+                                  r[name].as<std::string>() +
+                                  " (more than 1e9 outputs to --t-end)");
   outputs.checkpoints.next = 1;
 
   auto effective = effective_parameters(r, infos);
@@ -811,11 +824,14 @@ int cmd_run(int argc, char** argv) {
     make_solver(cfg.solver, p.size());  // a changed setting: fail before the directory is touched
     require_snapshots_writable(p);
     // The rows so far were written with the checkpoint's interval (a restart may change it).
+    // Trimmed once the restored state's forces are known (a changed setting may fail there).
     const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
-    truncate_energy_log(cfg.out_dir + "/energy.csv", start.step,
-                        every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every,
-                        cfg.output_every, tiny);
-    io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
+    const double log_every = every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every;
+    cfg.prepare_output = [&cfg, &start, log_every, tiny] {
+      truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
+                          tiny);
+      io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
+    };
   } else {
     const std::string ic = r["ic"].as<std::string>();
     if (is_model(ic)) {
@@ -867,8 +883,13 @@ int cmd_run(int argc, char** argv) {
     record("particles", static_cast<std::int64_t>(p.size()));
     warn_long_step(cfg, p);
     require_snapshots_writable(p);
-    io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
-    remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
+    io::check_output_dir(cfg.out_dir, flag(r, "overwrite"));
+    // Once the initial forces are known (a setting may fail there): nothing in --out is
+    // created or removed before.
+    cfg.prepare_output = [&cfg, &r, ic_name] {
+      io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
+      remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
+    };
   }
   outputs.forces = describe_forces(cfg.solver, p.size());
   // The forces as resolved ("auto" settings filled in for this N and backend) beside the

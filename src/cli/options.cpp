@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <tuple>
 
@@ -19,7 +20,7 @@
 
 namespace hoshi::cli {
 
-cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv) {
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv, bool typed) {
   options.add_options("help")("h,help", "print this help");
   try {
     auto r = options.parse(argc, argv);
@@ -35,6 +36,18 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
       throw std::invalid_argument("unexpected argument" +
                                   std::string(r.unmatched().size() > 1 ? "s " : " ") + list +
                                   " (see --help)");
+    }
+    // An option typed twice took its last value silently (two parameter files, one of them
+    // ignored; --out a --out b). Lists are repeatable: --model-param, analyze's snapshots.
+    if (typed) {
+      std::map<std::string, int> times;
+      for (const auto& kv : r.arguments())
+        if (kv.key() != "model-param" && kv.key() != "snapshots" && ++times[kv.key()] == 2)
+          throw std::invalid_argument(
+              kv.key() == "params"
+                  ? std::string("two parameter files (PARAMS.yml and --params): give one")
+                  : (kv.key() == "particles" ? std::string("-n") : "--" + kv.key()) +
+                        " given twice (the last would silently win; give it once)");
     }
     return r;
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
@@ -383,8 +396,10 @@ void add_threads_option(cxxopts::Options& o) {
 
 int apply_threads(const cxxopts::ParseResult& r) {
   const int k = integer(r, "threads");
-  if (k < 0)
-    throw std::invalid_argument("invalid --threads " + std::to_string(k) + " (must be >= 0)");
+  // An upper bound well above any node's cores (OpenMP died in thread creation at 1e5).
+  if (k < 0 || k > 4096)
+    throw std::invalid_argument("invalid --threads " + std::to_string(k) +
+                                " (must be between 0 and 4096)");
   if (k > 0) omp_set_num_threads(k);
   return omp_get_max_threads();
 }

@@ -21,7 +21,10 @@ struct HelpShown {};
 
 // Parses argv; on --help prints the help and throws HelpShown. Unknown options, missing
 // values and malformed numbers become std::invalid_argument with one line naming them.
-cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv);
+// typed: the arguments are the user's (an option given twice is then an error); false for
+// option layers a command assembles itself (hoshi run: checkpoint, parameter file, command line).
+cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv,
+                                   bool typed = true);
 
 // Strictly parsed option values ("1x" is an error, not 1). Declare such options with
 // cxxopts::value<std::string>().

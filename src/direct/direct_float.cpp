@@ -409,8 +409,9 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     std::ostringstream msg;
     msg << "direct float32 kernel: non-finite force with softening " << eps;
     if (soft)
-      msg << " (a softening this far below the system's size makes m / eps^3 overflow float32; "
-             "use a larger one, 0 for none, or --precision double)";
+      msg << " (a softening this far from the system's size leaves float32's range: m / eps^3 "
+             "when it is tiny, eps^2 when it is huge; use one near the interparticle distance, 0 "
+             "for none, or --precision double)";
     else
       msg << " (particles closer than float32 resolves); use --softening > 0 or --precision "
              "double";

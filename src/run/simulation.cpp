@@ -30,6 +30,8 @@ void validate(const RunConfig& c) {
   };
   if (!(c.t_end >= 0) || !std::isfinite(c.t_end)) bad("--t-end", c.t_end, "must be >= 0");
   if (!(c.dt > 0) || !std::isfinite(c.dt)) bad("--dt", c.dt, "must be > 0");
+  if (c.eta == 0 && c.t_end / c.dt > 1e12)  // a run that cannot end (1e12 steps)
+    bad("--dt", c.dt, "more than 1e12 steps to --t-end");
   if (!(c.eta >= 0) || !std::isfinite(c.eta)) bad("--eta", c.eta, "must be >= 0");
   if (c.eta > 0 && !(c.solver.eps > 0))
     bad("--softening", c.solver.eps, "the adaptive step --eta needs > 0");
@@ -174,7 +176,6 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   Stepper lf(*solver, cfg, p);
   res.device_resident = lf.on_device();
   const RunStart* start = cfg.start;
-  EnergyLog elog(cfg.out_dir, start != nullptr);
   std::ostream* line = cfg.quiet ? nullptr : log;
   Stopwatch wall;
 
@@ -188,6 +189,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   if (!start || recompute || !has_accelerations(p)) accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
   if (recompute) res.energy_jump = res.initial.total - before;
+  if (cfg.prepare_output) cfg.prepare_output();
+  EnergyLog elog(cfg.out_dir, start != nullptr);
   const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
   auto rel_err = [&](const Diagnostics& d) {
     return e0 != 0 ? (d.total - e0) / std::abs(e0) : d.total;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <limits>
 #include <string>
@@ -75,6 +76,12 @@ struct RunConfig {
   SolverConfig solver;
   const RunStart* start = nullptr;  // continue from a checkpoint (null: a fresh run)
   RunObserver* observer = nullptr;  // called after every step (null: none)
+  // Called once the initial forces are known (or, continuing without recomputing them, before
+  // the first step) and before anything is written to out_dir: where the caller prepares the
+  // directory (removes an earlier run's files, trims a continued run's log). A setting that
+  // fails in the first force evaluation (a softening whose m / eps^3 leaves float32) then
+  // fails before any earlier output is touched. Null: nothing to prepare.
+  std::function<void()> prepare_output;
 };
 
 struct RunResult {

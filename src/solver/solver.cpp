@@ -204,8 +204,9 @@ class ScaledSolver final : public GravitySolver {
     m << to_string(kind_) << " float32 kernels: non-finite force on particle id " << p.id[i]
       << " with softening " << c_.eps;
     if (c_.eps > 0)
-      m << " (a softening this far below the system's size makes m / eps^3 overflow float32; "
-           "use a larger one, 0 for none, or --solver direct --precision double)";
+      m << " (a softening this far from the system's size leaves float32's range: m / eps^3 "
+           "when it is tiny, eps^2 when it is huge; use one near the interparticle distance, 0 "
+           "for none, or --solver direct --precision double)";
     else
       m << " (particles closer than float32 resolves; use --softening > 0 or --solver direct "
            "--precision double)";
