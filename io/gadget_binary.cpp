@@ -104,8 +104,14 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
   }
   if (!found) {
     ByteReader r(data, size, name, false);
-    throw_bad_field(name, "HEAD record marker", r.get<std::uint32_t>("HEAD"),
-                    "not a Gadget binary file: expected 256 (format 1) or 8 (format 2)");
+    const std::uint32_t marker = r.get<std::uint32_t>("HEAD");
+    // Gadget-4's own binary header (64-bit counts) is a record of 176 bytes (or more).
+    throw_bad_field(name, "HEAD record marker", marker,
+                    marker == 176 || __builtin_bswap32(marker) == 176
+                        ? "a Gadget-4 binary header; hoshi reads Gadget binary files with "
+                          "Gadget-2's 256-byte header (Gadget-4 with GADGET2_HEADER) and "
+                          "Gadget-4's HDF5 snapshots"
+                        : "not a Gadget binary file: expected 256 (format 1) or 8 (format 2)");
   }
   ByteReader r(data, size, name, out.big_endian);
   auto block = [&](const char* expected) {

@@ -387,7 +387,8 @@ void read_columns(hid_t group, const std::string& gname, const std::string& name
 // The file's units; nullopt when it has none (Gadget-2's HDF5 writer, many IC generators).
 std::optional<UnitSystem> read_units(hid_t f, const std::string& file) {
   // hoshi and Gadget-2/3 keep units in /Units, Gadget-4 in /Parameters, SWIFT in /Units with
-  // its own names (velocity from length / time), AREPO also in /Header.
+  // its own names (velocity from length / time), AREPO also in /Header, GIZMO in /Header with
+  // its own names.
   for (const char* gname : {"Units", "Parameters", "Header"}) {
     if (!has_link(f, gname)) continue;
     Handle g(H5Gopen2(f, gname, H5P_DEFAULT), H5Gclose);
@@ -411,6 +412,11 @@ std::optional<UnitSystem> read_units(hid_t f, const std::string& file) {
       return units_from_cgs(unit("UnitLength_in_cm"), unit("UnitMass_in_g"),
                             unit("UnitVelocity_in_cm_per_s"));
     }
+    // GIZMO: /Header, its own spelling (and G as Gravitational_Constant_In_Code_Inits).
+    if (has_attr(g.get(), "UnitLength_In_CGS") && has_attr(g.get(), "UnitMass_In_CGS") &&
+        has_attr(g.get(), "UnitVelocity_In_CGS"))
+      return units_from_cgs(unit("UnitLength_In_CGS"), unit("UnitMass_In_CGS"),
+                            unit("UnitVelocity_In_CGS"));
     if (has_attr(g.get(), "Unit length in cgs (U_L)") &&
         has_attr(g.get(), "Unit mass in cgs (U_M)") &&
         has_attr(g.get(), "Unit time in cgs (U_t)")) {
@@ -508,6 +514,20 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     out.info.parameters = read_parameters(f.get(), "Parameters");
     if (const ParamValue* v = find_param(out.info.parameters, "Omega0"))  // Gadget-4's place
       if (const double* d = std::get_if<double>(v); d && *d > out.info.omega0) out.info.omega0 = *d;
+    // GIZMO's cosmology and G are in /Header under its names, SWIFT's cosmology in /Cosmology.
+    out.info.omega0 =
+        std::max(out.info.omega0, attr_or(h.get(), "Omega_Matter", 0, file, "Header"));
+    if (has_link(f.get(), "Cosmology")) {
+      Handle c(H5Gopen2(f.get(), "Cosmology", H5P_DEFAULT), H5Gclose);
+      if (attr_or(c.get(), "Cosmological run", 0, file, "Cosmology") > 0)
+        out.info.omega0 =
+            std::max(out.info.omega0, attr_or(c.get(), "Omega_m", 0, file, "Cosmology"));
+    }
+    if (!find_param(out.info.parameters, "GravityConstantInternal"))
+      if (const double g =
+              attr_or(h.get(), "Gravitational_Constant_In_Code_Inits", 0, file, "Header");
+          g > 0 && std::isfinite(g))
+        out.info.parameters.emplace_back("GravityConstantInternal", g);
     out.info.state = read_parameters(f.get(), "RunState");
   }
   for (std::size_t t = 0; t < ntypes; ++t) {
@@ -517,7 +537,25 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
       out.skipped[0] += n;
       continue;
     }
-    if (n == 0) continue;
+    if (n == 0) {
+      // Particles the header does not count would be dropped without a word.
+      if (has_link(f.get(), gname)) {
+        Handle g(H5Gopen2(f.get(), gname.c_str(), H5P_DEFAULT), H5Gclose);
+        if (has_link(g.get(), "Coordinates")) {
+          Handle dset(H5Dopen2(g.get(), "Coordinates", H5P_DEFAULT), H5Dclose);
+          Handle space(H5Dget_space(dset.get()), H5Sclose);
+          hsize_t dims[2] = {0, 0};
+          const bool shaped = H5Sget_simple_extent_ndims(space.get()) >= 1 &&
+                              H5Sget_simple_extent_ndims(space.get()) <= 2 &&
+                              H5Sget_simple_extent_dims(space.get(), dims, nullptr) >= 0;
+          const std::uint64_t rows = shaped ? dims[0] : 0;
+          if (rows > 0)
+            throw_bad_field(file, gname + "/Coordinates", rows,
+                            "length differs from the header count NumPart_ThisFile = 0");
+        }
+      }
+      continue;
+    }
     if (!has_link(f.get(), gname))
       throw_bad_field(file, gname, "missing",
                       "group not found although NumPart_ThisFile[" + std::to_string(t) +

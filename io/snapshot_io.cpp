@@ -162,7 +162,13 @@ std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
   const double G = info.G > 0 ? info.G : info.units_known ? info.units.G() : 0.0;
   if (G > 0 && std::abs(G - reader.G()) > 1e-9 * reader.G())
     options += (options.empty() ? "-G " : " -G ") + number_text(G);
-  return options.empty() ? "" : "read it with " + options;
+  // hoshi forces and analyze take -G (the unit names only scale a run's or a conversion's
+  // output), so the G is named for them whenever it is not 1.
+  if (options.empty()) return "";
+  std::string text = "read it with " + options;
+  if (options.rfind("--units", 0) == 0 && !(std::abs(G - 1) <= 1e-9))
+    text += " (hoshi run, ic; -G " + number_text(G > 0 ? G : reader.G()) + " for forces, analyze)";
+  return text;
 }
 
 namespace {

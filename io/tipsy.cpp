@@ -122,7 +122,9 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
   ParticleSet& p = out.particles;
   const std::size_t n = std::size_t(h.ndark) + std::size_t(h.nstar);
   p.x.reserve(n);
-  std::uint64_t index = 0;
+  // Without ids in the file, a particle's id is its position in the file, gas counted (ChaNGa's
+  // iOrder): the dark particles of a file with gas are numbered from nsph.
+  std::uint64_t index = static_cast<std::uint64_t>(h.nsph);
   for (int kind = 0; kind < 2; ++kind) {
     const std::int32_t count = kind == 0 ? h.ndark : h.nstar;
     const char* rec = kind == 0 ? "dark record" : "star record";

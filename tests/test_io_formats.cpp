@@ -237,9 +237,49 @@ TEST(IoHdf5, UnitsAreKnownOnlyWhenTheFileHasThem) {
   for (const char* name : {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"})
     test::set_hdf5_double(dir.file("z.hdf5"), "Header", name, 0.0);
   EXPECT_FALSE(load_snapshot(dir.file("z.hdf5")).units_known);
+  // GIZMO's spelling in /Header, with its G (parsec, solar mass, m/s): were not read, so its
+  // files were taken as unitless with G = 1 (a run in galaxy units kept parsecs as kiloparsecs).
+  write_hdf5_snapshot(dir.file("gizmo.hdf5"), test::sample_particles(3), none);
+  const double pc = 3.0856775814913673e18, msun = 1.989e33;
+  test::set_hdf5_double(dir.file("gizmo.hdf5"), "Header", "UnitLength_In_CGS", pc);
+  test::set_hdf5_double(dir.file("gizmo.hdf5"), "Header", "UnitMass_In_CGS", msun);
+  test::set_hdf5_double(dir.file("gizmo.hdf5"), "Header", "UnitVelocity_In_CGS", 100.0);
+  test::set_hdf5_double(dir.file("gizmo.hdf5"), "Header", "Gravitational_Constant_In_Code_Inits",
+                        4300.71);
+  test::set_hdf5_double(dir.file("gizmo.hdf5"), "Header", "Omega_Matter", 0.0);
+  const LoadedSnapshot gz = load_snapshot(dir.file("gizmo.hdf5"));
+  EXPECT_TRUE(gz.units_known);
+  EXPECT_DOUBLE_EQ(gz.units.length_cm, pc);
+  EXPECT_DOUBLE_EQ(gz.units.mass_g, msun);
+  EXPECT_DOUBLE_EQ(gz.units.velocity_cm_s, 100.0);
+  EXPECT_EQ(snapshot_G(gz), 4300.71);
   // hoshi's own snapshots have them.
   write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), sample_info(units_galaxy()));
   EXPECT_TRUE(load_snapshot(dir.file("s.hdf5")).units_known);
+}
+
+// A type the header counts as empty must have no particles in the file (they were dropped).
+TEST(IoHdf5, ParticlesOfATypeTheHeaderCountsAsEmptyAreAnError) {
+  ScratchDir dir("h5");
+  write_hdf5_snapshot(dir.file("z.hdf5"), test::sample_particles(4), SnapshotInfo{});
+  const hid_t f = H5Fopen(dir.file("z.hdf5").c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t g = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const std::int64_t counts[6] = {0, 0, 0, 0, 0, 0};
+  for (const char* name : {"NumPart_ThisFile", "NumPart_Total"}) {
+    const hid_t a = H5Aopen(g, name, H5P_DEFAULT);
+    ASSERT_GE(a, 0) << name;
+    EXPECT_GE(H5Awrite(a, H5T_NATIVE_INT64, counts), 0) << name;
+    H5Aclose(a);
+  }
+  H5Gclose(g);
+  H5Fclose(f);
+  const std::string msg =
+      test::invalid_argument_message([&] { load_snapshot(dir.file("z.hdf5")); });
+  EXPECT_NE(msg.find("field PartType1/Coordinates: value 4 (length differs from the header count "
+                     "NumPart_ThisFile = 0)"),
+            std::string::npos)
+      << msg;
 }
 
 // A file shaped like SWIFT output: 7 particle types, gas (type 0), halo (1), stars (4) and
@@ -548,7 +588,8 @@ TEST(IoTipsy, StandardWithGasDarkAndStars) {
   EXPECT_EQ(d.particles.x[2], 11.0);
   EXPECT_EQ(d.particles.vz[2], 1.0);
   EXPECT_EQ(d.particles.pot[2], -9.0);
-  EXPECT_EQ(d.particles.id[2], 2u);
+  EXPECT_EQ(d.particles.id[0], 2u);  // the file position, the two gas records counted (iOrder)
+  EXPECT_EQ(d.particles.id[2], 4u);
 }
 
 // ---- Gadget binary ------------------------------------------------------------------------------
@@ -863,7 +904,9 @@ TEST(IoUnits, WhatGadgetAndCsvCannotRecordIsSaidWithTheOptionsThatReadItBack) {
   EXPECT_EQ(unrecorded_units(SnapshotFormat::hdf5, info), "");
   info.units = units_galaxy();
   info.G = 0;  // that of the units
-  EXPECT_EQ(unrecorded_units(SnapshotFormat::gadget, info), "read it with --units galaxy");
+  EXPECT_EQ(unrecorded_units(SnapshotFormat::gadget, info),
+            "read it with --units galaxy (hoshi run, ic; -G 43007.105731706295 for forces, "
+            "analyze)");
   info.G = 2 * units_galaxy().G();
   EXPECT_EQ(unrecorded_units(SnapshotFormat::gadget, info)
                 .rfind("read it with --units galaxy -G 86014.", 0),

@@ -344,12 +344,26 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
   io::LoadedSnapshot meta;
   ParticleSet p = io::read_particles(ic, &meta);
   if (!meta.note.empty()) std::cerr << "hoshi: " << ic << ": " << meta.note << "\n";
+  // A tipsy file without its .param is in G = 1 units: with --units, those of its length and
+  // mass units, as hoshi run reads it (hoshi ic --units galaxy took the velocities for galaxy
+  // units', 207 times too small); without, units unknown and G = 1 recorded, so that a run in
+  // any units reads it with that G.
+  bool tipsy_g1 = false;
+  if (meta.format == io::SnapshotFormat::tipsy && !meta.units_known) {
+    if (r.count("units")) {
+      const io::UnitSystem u = io::parse_units(r["units"].as<std::string>());
+      meta.units = io::units_g1(u.length_cm, u.mass_g);
+      meta.units_known = true;
+    } else {
+      tipsy_g1 = true;
+    }
+  }
   if (info) {
     info->time = meta.time;
     info->units = meta.units;
     info->units_known = meta.units_known;
-    info->parameters = meta.parameters;   // the run's settings and its G, where hoshi wrote them
-    info->G = io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
+    info->parameters = meta.parameters;  // the run's settings and its G, where hoshi wrote them
+    info->G = tipsy_g1 ? 1.0 : io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
   return p;
 }
