@@ -147,7 +147,15 @@ int remove_stale_temporaries_of(const std::string& path) {
 
 void check_output_dir(const std::string& dir, bool overwrite) {
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
+  if (!fs::exists(dir, ec)) {
+    // It will be created: in the nearest directory above that exists, which must be writable.
+    fs::path up = fs::absolute(dir, ec).parent_path();
+    while (!up.empty() && !fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();
+    if (!up.empty() && fs::is_directory(up, ec) && ::access(up.c_str(), W_OK) != 0)
+      throw std::invalid_argument("--out " + dir + ": cannot be created: " + up.string() +
+                                  " is not writable");
+    return;
+  }
   if (!fs::is_directory(dir, ec))
     throw std::invalid_argument("--out " + dir + ": exists and is not a directory");
   if (!fs::is_empty(dir, ec) && !overwrite)
@@ -160,7 +168,7 @@ void prepare_output_dir(const std::string& dir, bool overwrite) {
   std::error_code ec;
   if (fs::exists(dir, ec)) return;
   fs::create_directories(dir, ec);
-  if (ec) throw std::invalid_argument("--out " + dir + ": cannot create: " + ec.message());
+  if (ec) throw std::runtime_error("--out " + dir + ": cannot create: " + ec.message());
 }
 
 }  // namespace hoshi::io

@@ -770,6 +770,25 @@ TEST(IoRun, NewRunFromAFileIgnoresItsAccelerations) {
   }
 }
 
+// A bad value from a parameter file is named with the file and field (it read as if typed on
+// the command line); given on the command line as well, the command line's value is the one.
+TEST(IoRun, ParameterFileValuesAreNamedWithTheFile) {
+  ScratchDir dir("run");
+  const std::string yml = dir.file("p.yml"), log = dir.file("log");
+  for (const auto& [text, needle] :
+       {std::pair<std::string, std::string>{"dt: abc\n", ": field dt: option --dt: value 'abc'"},
+        {"render-every: 1\nrender-resolution: 5\n", ": field render-resolution: --render-"},
+        {"softening: -1\n", ": field softening: "}}) {
+    test::write_all(yml, text);
+    EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --out " + dir.file("A"), log), 2) << text;
+    const std::string out = test::read_all(log);
+    EXPECT_NE(out.find(yml + needle), std::string::npos) << out;
+  }
+  test::write_all(yml, "dt: 0.5\n");
+  EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --dt -1 --out " + dir.file("A"), log), 2);
+  EXPECT_EQ(test::read_all(log).find(yml), std::string::npos) << test::read_all(log);
+}
+
 // A checkpoint edited with h5py stores an integer parameter as float64: its whole value must
 // read back through the integer option (it was passed on as "1e+05", "not an integer").
 TEST(IoRun, RestartReadsAWholeDoubleIntoAnIntegerOption) {

@@ -615,11 +615,21 @@ int cmd_run(int argc, char** argv) {
                          change->second + " (was " + change->first + ")";
   }
 
-  // A value inherited from the checkpoint that this version refuses (a limit added since it was
-  // written, such as --n-group <= 65536) was reported as if the user had given it: the error
-  // now says where it came from and how to override it.
-  const auto from_checkpoint = [&](const std::invalid_argument& e) {
+  // A value that came from the checkpoint or the parameter file, not the command line, was
+  // reported as if the user had typed it: the error now says where it came from (for the
+  // checkpoint, a value refused since it was written, such as --n-group > 65536, with how to
+  // override it).
+  const auto mentions = [](const std::string& msg, const std::string& k) {
+    for (const std::string& name : {"--" + k, "-" + std::string(k == "particles" ? "n" : k)})
+      if (msg.find(name + " ") != std::string::npos || msg.find(name + ":") != std::string::npos)
+        return true;
+    return false;
+  };
+  const auto with_source = [&](const std::invalid_argument& e) {
     std::string msg = e.what();
+    for (const auto& [k, v] : file_params)
+      if (!first.count(k) && mentions(msg, k))
+        return first["params"].as<std::string>() + ": field " + k + ": " + msg;
     if (!restart) return msg;
     const auto names = option_names(infos);
     for (const auto& [k, v] : checkpoint.info.parameters) {
@@ -635,61 +645,65 @@ int cmd_run(int argc, char** argv) {
   };
 
   RunConfig cfg;
-  cfg.t_end = number(r, "t-end");
-  cfg.dt = number(r, "dt");
-  cfg.eta = number(r, "eta");
-  // The adaptive step sets every step: a --dt given with it was ignored.
-  if (cfg.eta > 0 && given("dt"))
-    throw std::invalid_argument("--dt " + r["dt"].as<std::string>() + " with --eta " +
-                                r["eta"].as<std::string>() +
-                                ": the adaptive step sets every step and --dt would be ignored; "
-                                "give one of them (--eta 0: fixed steps of --dt)");
-  cfg.output_every = number(r, "output-every");
-  cfg.out_dir = r["out"].as<std::string>();
-  cfg.quiet = flag(r, "quiet");
-  const io::UnitSystem units = io::parse_units(r["units"].as<std::string>());
-  // G follows the unit system unless -G is given.
-  bool g_given = false;
-  for (const auto& kv : r.arguments()) g_given |= kv.key() == "G";
+  io::UnitSystem units;
+  bool g_given = false;  // G follows the unit system unless -G is given
   try {
+    cfg.t_end = number(r, "t-end");
+    cfg.dt = number(r, "dt");
+    cfg.eta = number(r, "eta");
+    // The adaptive step sets every step: a --dt given with it was ignored.
+    if (cfg.eta > 0 && given("dt"))
+      throw std::invalid_argument("--dt " + r["dt"].as<std::string>() + " with --eta " +
+                                  r["eta"].as<std::string>() +
+                                  ": the adaptive step sets every step and --dt would be "
+                                  "ignored; give one of them (--eta 0: fixed steps of --dt)");
+    cfg.output_every = number(r, "output-every");
+    cfg.out_dir = r["out"].as<std::string>();
+    cfg.quiet = flag(r, "quiet");
+    units = io::parse_units(r["units"].as<std::string>());
+    for (const auto& kv : r.arguments()) g_given |= kv.key() == "G";
     cfg.solver = solver_config(r);
     if (!g_given) cfg.solver.G = units.G();
     validate(cfg);
   } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(from_checkpoint(e));
+    throw std::invalid_argument(with_source(e));
   }
 
   RunOutputs outputs;
   outputs.out_dir = cfg.out_dir;
   outputs.units = units;
   outputs.G = cfg.solver.G;
-  outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
-  outputs.write = write_options(r);
   // Snapshots the format cannot hold (Gadget binary: 32-bit ids) fail before the run starts,
   // not at its first snapshot.
   const auto require_snapshots_writable = [&](const ParticleSet& q) {
     if (outputs.snapshots.every > 0)
       io::require_writable(outputs.snapshot_format, q, outputs.write);
   };
-  outputs.snapshots.every = number(r, "snapshot-every");
-  outputs.checkpoints.every = number(r, "checkpoint-every");
-  outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
-  outputs.frames.every = number(r, "render-every");
-  outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>(), "--render-axis");
-  outputs.render.extent = number(r, "render-extent");
-  outputs.render.resolution = integer(r, "render-resolution");
-  outputs.render.units = units;
-  for (const char* name : {"snapshot-every", "checkpoint-every", "checkpoint-minutes",
-                           "render-every", "render-extent"})
-    if (number(r, name) < 0)
-      throw std::invalid_argument(std::string("option --") + name + ": value " +
-                                  r[name].as<std::string>() + " (must be >= 0)");
-  if (outputs.frames.every > 0) io::check_render_options(outputs.render, "--render-");
-  for (const char* name : {"snapshot-every", "checkpoint-every", "render-every"})
-    if (number(r, name) > 0 && cfg.t_end / number(r, name) > 1e9)
-      throw std::invalid_argument(std::string("option --") + name + ": value " +
-                                  r[name].as<std::string>() +
-                                  " (more than 1e9 outputs to --t-end)");
+  try {
+    outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
+    outputs.write = write_options(r);
+    outputs.snapshots.every = number(r, "snapshot-every");
+    outputs.checkpoints.every = number(r, "checkpoint-every");
+    outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
+    outputs.frames.every = number(r, "render-every");
+    outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>(), "--render-axis");
+    outputs.render.extent = number(r, "render-extent");
+    outputs.render.resolution = integer(r, "render-resolution");
+    outputs.render.units = units;
+    for (const char* name : {"snapshot-every", "checkpoint-every", "checkpoint-minutes",
+                             "render-every", "render-extent"})
+      if (number(r, name) < 0)
+        throw std::invalid_argument(std::string("option --") + name + ": value " +
+                                    r[name].as<std::string>() + " (must be >= 0)");
+    if (outputs.frames.every > 0) io::check_render_options(outputs.render, "--render-");
+    for (const char* name : {"snapshot-every", "checkpoint-every", "render-every"})
+      if (number(r, name) > 0 && cfg.t_end / number(r, name) > 1e9)
+        throw std::invalid_argument(std::string("option --") + name + ": value " +
+                                    r[name].as<std::string>() +
+                                    " (more than 1e9 outputs to --t-end)");
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(with_source(e));
+  }
   outputs.checkpoints.next = 1;
 
   auto effective = effective_parameters(r, infos);
