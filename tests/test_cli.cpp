@@ -158,6 +158,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --threads 100000", "invalid --threads 100000 (must be between 0 and 4096)"},
       {"run -n 100 -n 200", "-n given twice"},
       {"ic -n 10 --out other.csv", "--out given twice"},
+      {"ic --ic hernquist --model-param a=1,a=2", "--model-param a given twice"},
+      {"ic --ic hernquist --model-param a=1 --model-param a=2", "--model-param a given twice"},
+      {"ic --ic hernquist --model-param a=0x10", "value '0x10' (expected a number)"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args + " --out " + (d / "o.hdf5").string(), d);  // run: a directory

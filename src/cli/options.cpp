@@ -39,6 +39,13 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
     }
     // An option typed twice took its last value silently (two parameter files, one of them
     // ignored; --out a --out b). Lists are repeatable: --model-param, analyze's snapshots.
+    if (typed && r.count("model-param")) {  // cxxopts splits the lists at commas
+      std::map<std::string, int> keys;
+      for (const std::string& item : r["model-param"].as<std::vector<std::string>>())
+        if (++keys[item.substr(0, item.find('='))] == 2)
+          throw std::invalid_argument("--model-param " + item.substr(0, item.find('=')) +
+                                      " given twice (the last would silently win; give it once)");
+    }
     if (typed) {
       std::map<std::string, int> times;
       for (const auto& kv : r.arguments())

@@ -1,6 +1,8 @@
 #include "ic/models.hpp"
 
+#include <charconv>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -237,28 +239,31 @@ DiskGalaxyParams galaxy_params(std::map<std::string, double>& v, const std::stri
 }  // namespace
 
 void parse_model_params(const std::string& text, ModelParams& params) {
+  // As the other list options: no empty items (a stray comma), no key twice in one list (the
+  // last silently won), numbers as number() reads them (stod also took hex: a=0x10).
+  if (text.empty() || text.front() == ',' || text.back() == ',' ||
+      text.find(",,") != std::string::npos)
+    throw std::invalid_argument("invalid model parameters '" + text +
+                                "' (an empty item: expected key=value[,key=value...])");
+  std::set<std::string> seen;
   std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0)
       throw std::invalid_argument("invalid model parameter '" + item + "' (expected key=value)");
     const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    if (!seen.insert(key).second)
+      throw std::invalid_argument("model parameter " + key + " given twice in '" + text + "'");
     if (is_text_key(key)) {
       if (val.empty())
         throw std::invalid_argument("invalid model parameter " + key + ": empty value");
       params[key] = val;
       continue;
     }
-    std::size_t used = 0;
     double v = 0;
-    try {
-      v = std::stod(val, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != val.size() || !std::isfinite(v))
+    const auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
+    if (val.empty() || ec != std::errc() || end != val.data() + val.size() || !std::isfinite(v))
       throw std::invalid_argument("invalid model parameter " + key + ": value '" + val +
                                   "' (expected a number)");
     params[key] = v;
