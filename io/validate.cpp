@@ -1,6 +1,10 @@
 #include "io/validate.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <numeric>
 #include <vector>
@@ -11,7 +15,15 @@ namespace hoshi::io {
 
 void require_input_file(const std::string& path, const std::string& why) {
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) return;
+  if (std::filesystem::is_regular_file(path, ec)) {
+    // Unreadable (permissions): said with the reason, not as a format error later.
+    if (::access(path.c_str(), R_OK) != 0)
+      throw std::invalid_argument(path + ": cannot read the file: " + std::strerror(errno));
+    return;
+  }
+  // A directory on the way that cannot be searched: not "missing".
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw std::invalid_argument(path + ": cannot access the file: " + ec.message());
   // A directory was reported as missing (hoshi forces /tmp: "no such file").
   if (std::filesystem::is_directory(path, ec))
     throw std::invalid_argument(path + ": is a directory, not a file");

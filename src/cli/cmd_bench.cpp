@@ -73,6 +73,11 @@ int cmd_bench(int argc, char** argv) {
   const std::vector<std::size_t> sizes =
       from_file ? std::vector<std::size_t>{0}
                 : parse_size_list(r["particles"].as<std::string>(), "-n");
+  // The two-body model has no N to time (bench's own -n default would be blamed on the user).
+  if (ic == "kepler")
+    throw std::invalid_argument(
+        "--ic kepler: a two-body model; hoshi bench times sets of N "
+        "particles (-n, default 4096,16384): use another model or a file");
   std::string csv;
   if (r.count("csv")) {
     csv = r["csv"].as<std::string>();

@@ -56,6 +56,8 @@ int cmd_forces(int argc, char** argv) {
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;
   auto solver = make_solver(cfg, p.size());
+  if (const std::string unused = unused_tree_options(r, cfg, p.size()); !unused.empty())
+    std::cerr << "hoshi forces: note: " << unused << "\n";
   ForceStats st;
   try {
     st = solver->compute(p);

@@ -911,12 +911,7 @@ int cmd_run(int argc, char** argv) {
   // a restart takes only option names from the checkpoint).
   outputs.parameters.emplace_back("forces", outputs.forces);
   // Tree settings with --solver auto below the crossover, where the direct sum is used.
-  std::string unused;
-  if (!restart && outputs.forces.rfind("direct", 0) == 0)
-    for (const char* key :
-         {"theta", "criterion", "alpha", "order", "n-leaf", "n-group", "local-ratio", "walk"})
-      if (r.count(key) && r[key].as<std::string>() != "auto")
-        unused += std::string(unused.empty() ? "" : ", ") + "--" + key;
+  const std::string unused = restart ? "" : unused_tree_options(r, cfg.solver, p.size());
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   outputs.progress_bar = tty && !cfg.quiet;
@@ -945,13 +940,7 @@ int cmd_run(int argc, char** argv) {
     }
     std::cout << "\n";
     std::cout << "forces: " << outputs.forces << "\n";
-    if (!unused.empty())
-      std::cout << "note: " << unused << " unused: the forces are a direct sum ("
-                << (cfg.solver.solver != SolverKind::automatic ? std::string("--solver direct")
-                    : p.size() < direct_tree_crossover_n()
-                        ? "--solver auto below N = " + std::to_string(direct_tree_crossover_n())
-                        : std::string("--solver auto with --precision double"))
-                << ")\n";
+    if (!unused.empty()) std::cout << "note: " << unused << "\n";
     io::SnapshotInfo written;
     written.units = units;
     written.G = cfg.solver.G;

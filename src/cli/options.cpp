@@ -165,6 +165,23 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
                            cxxopts::value<std::string>()->default_value("float"));
 }
 
+std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
+                                std::size_t n) {
+  if (describe_forces(c, n).rfind("direct", 0) != 0) return "";
+  std::string unused;
+  for (const char* key :
+       {"theta", "criterion", "alpha", "order", "n-leaf", "n-group", "local-ratio", "walk"})
+    if (r.count(key) && r[key].as<std::string>() != "auto")
+      unused += std::string(unused.empty() ? "" : ", ") + "--" + key;
+  if (unused.empty()) return "";
+  return unused + " unused: the forces are a direct sum (" +
+         (c.solver != SolverKind::automatic ? std::string("--solver direct")
+          : n < direct_tree_crossover_n()
+              ? "--solver auto below N = " + std::to_string(direct_tree_crossover_n())
+              : std::string("--solver auto with --precision double")) +
+         ")";
+}
+
 SolverConfig solver_config(const cxxopts::ParseResult& r) {
   SolverConfig c;
   c.solver = parse_solver_kind(r["solver"].as<std::string>());
@@ -275,6 +292,8 @@ std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::
 void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
   const std::string ic = r["ic"].as<std::string>();
   std::error_code ec;
+  if (!std::filesystem::exists(ic, ec) && ec && ec != std::errc::no_such_file_or_directory)
+    throw std::invalid_argument("--ic " + ic + ": cannot access the file: " + ec.message());
   if (!std::filesystem::exists(ic, ec)) {
     std::string models;
     for (const auto& m : model_names()) models += (models.empty() ? "" : ", ") + m;

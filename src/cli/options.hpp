@@ -42,6 +42,11 @@ void add_solver_options(cxxopts::Options& options, const std::string& default_ep
                         bool choose_solver = true);
 SolverConfig solver_config(const cxxopts::ParseResult& r);
 
+// "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 2048)" when
+// tree options were given (not "auto") but `c` sums N particles directly; else "".
+std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
+                                std::size_t n);
+
 // --ic NAME|FILE, -n/--particles N, --seed S, --eccentricity E (kepler), --radius R (uniform).
 void add_ic_options(cxxopts::Options& options, const std::string& default_n = "8192");
 // The model (-n given with kepler, a two-body model, is an error) or the file's particles.
