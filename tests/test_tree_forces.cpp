@@ -784,6 +784,22 @@ TEST_P(TreeForcesOn, TwoClustersFarApart) {
   EXPECT_LT(e.p(0.99), 3e-3);
 }
 
+// An escaper 1e6 away beside a cluster, in the root octant next to one of the cluster's sparse
+// octants: the group maker joined that octant's 110 particles and the escaper into one group 1e6
+// wide, whose float offsets from its centre are rounded by ~0.06 (an audit, 2026-11-30: p999
+// 3.1e-3, max 1.05e-2 at theta 0.01, where almost every term is a pair; the per-particle walk
+// 2.4e-5). Groups now stay compact (GroupRun in tree/tree_walk.cpp). At theta 0.01 every walk
+// is nearly the float direct sum, whose max error here is ~2e-5 (the theta -> 0 bound above):
+// 1e-4 leaves a margin of 5 and fails the joined group by 100.
+TEST_P(TreeForcesOn, AnEscaperBesideAClusterOctantCostsItNoAccuracy) {
+  ParticleSet p = make_plummer(20000, 3);
+  p.push_back(1e6, 0, 0, 0, 0, 0, 1.0 / 20000, 20000);
+  std::vector<std::size_t> targets(p.size());
+  std::iota(targets.begin(), targets.end(), std::size_t{0});
+  const Errors e = degenerate_errors(p, GetParam(), 0.01, targets);
+  EXPECT_LT(e.p(1.0), 1e-4);
+}
+
 // The spline kernel is softened within h = 2.8 eps and its cell terms are unsoftened, so no
 // node with a particle within h of the target may be used as a cell (octree.hpp,
 // kernel_radius). A target 1 away from a tight clump, eps = 1 (h = 2.8): every pair is inside

@@ -393,8 +393,50 @@ double local_ratio_for(double R, Criterion criterion, double theta, double alpha
 
 namespace {
 
+// A run of sibling nodes that may become one group: its particle range, the box of its nodes'
+// spheres (com +- b_max) and the smallest mean interparticle spacing among its nodes of more
+// than one particle (2 b_max / count^(1/3); infinity while there is none).
+struct GroupRun {
+  Group range{0, 0};
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  double spacing = std::numeric_limits<double>::infinity();
+
+  static double node_spacing(const TreeNode& c) {
+    const auto count = static_cast<double>(c.end - c.begin);
+    const double s = count > 1 ? 2.0 * c.b_max / std::cbrt(count) : 0.0;
+    return s > 0 ? s : std::numeric_limits<double>::infinity();
+  }
+  void start(const TreeNode& c) {
+    range = {c.begin, c.end};
+    const double x[3] = {c.com_x, c.com_y, c.com_z};
+    for (int k = 0; k < 3; ++k) lo[k] = x[k] - c.b_max, hi[k] = x[k] + c.b_max;
+    spacing = node_spacing(c);
+  }
+  // Whether c may join: a group's sources and targets enter the float kernels relative to its
+  // box centre, with a rounding of ~extent 2^-24, so the box may be at most 2^10 spacings of its
+  // densest member wide (rounding <= 6e-5 of that spacing). Sibling cells in a cluster make
+  // boxes of ~10 spacings; a cluster's octant merged with an escaper 1e6 away in the next
+  // octant made a group 1e6 wide, and the octant's particles lost 1e-2 of their forces.
+  bool compact_with(const TreeNode& c) const {
+    const double x[3] = {c.com_x, c.com_y, c.com_z};
+    double extent = 0;
+    for (int k = 0; k < 3; ++k)
+      extent = std::max(extent, std::max(hi[k], x[k] + c.b_max) - std::min(lo[k], x[k] - c.b_max));
+    const double s = std::min(spacing, node_spacing(c));
+    return !(extent > 1024.0 * s);  // no spacing (single particles) or a compact box
+  }
+  void add(const TreeNode& c) {
+    range.end = c.end;
+    const double x[3] = {c.com_x, c.com_y, c.com_z};
+    for (int k = 0; k < 3; ++k)
+      lo[k] = std::min(lo[k], x[k] - c.b_max), hi[k] = std::max(hi[k], x[k] + c.b_max);
+    spacing = std::min(spacing, node_spacing(c));
+  }
+};
+
 // Calls f(big node) for every big target child of big node i and f(group) for its groups, in
-// particle order.
+// particle order: runs of consecutive small children of at most ng particles together, as long
+// as their box stays compact (GroupRun::compact_with).
 template <class FBig, class FGroup>
 void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&& big,
                      FGroup&& group) {
@@ -403,22 +445,27 @@ void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&
     for (std::uint64_t b = n.begin; b < n.end; b += ng) group(Group{b, std::min(n.end, b + ng)});
     return;
   }
-  Group run{0, 0};
+  GroupRun run;
+  const auto flush = [&] {
+    if (run.range.end > run.range.begin) group(run.range);
+    run.range = {0, 0};
+  };
   for (std::uint32_t c = n.first_child; c < n.next; c = t.nodes[c].next) {
-    const std::uint64_t count = t.nodes[c].end - t.nodes[c].begin;
+    const TreeNode& child = t.nodes[c];
+    const std::uint64_t count = child.end - child.begin;
     if (count > ng) {
       // The run of small children before c first: targets come out in particle order.
-      if (run.end > run.begin) group(run);
-      run = {0, 0};
+      flush();
       big(c);
-    } else if (run.end == t.nodes[c].begin && run.end - run.begin + count <= ng) {
-      run.end = t.nodes[c].end;
+    } else if (run.range.end == child.begin && run.range.end - run.range.begin + count <= ng &&
+               run.compact_with(child)) {
+      run.add(child);
     } else {
-      if (run.end > run.begin) group(run);
-      run = {t.nodes[c].begin, t.nodes[c].end};
+      flush();
+      run.start(child);
     }
   }
-  if (run.end > run.begin) group(run);
+  flush();
 }
 
 inline GroupBox cube_box(const TreeNode& n) {
