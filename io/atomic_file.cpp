@@ -145,19 +145,31 @@ int remove_stale_temporaries_of(const std::string& path) {
   return remove_dead_temporaries(p.parent_path().string(), p.filename().string());
 }
 
-void check_output_dir(const std::string& dir, bool overwrite) {
+void check_writable_dir(const std::string& dir, const std::string& option) {
+  if (dir.empty()) throw std::invalid_argument(option + ": empty directory name");
   std::error_code ec;
-  if (!fs::exists(dir, ec)) {
-    // It will be created: in the nearest directory above that exists, which must be writable.
-    fs::path up = fs::absolute(dir, ec).parent_path();
-    while (!up.empty() && !fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();
-    if (!up.empty() && fs::is_directory(up, ec) && ::access(up.c_str(), W_OK) != 0)
-      throw std::invalid_argument("--out " + dir + ": cannot be created: " + up.string() +
-                                  " is not writable");
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      throw std::invalid_argument(option + " " + dir + ": exists and is not a directory");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+      throw std::invalid_argument(option + " " + dir + ": the directory is not writable");
     return;
   }
-  if (!fs::is_directory(dir, ec))
-    throw std::invalid_argument("--out " + dir + ": exists and is not a directory");
+  // It will be created: below the nearest path above that exists, a writable directory.
+  fs::path up = fs::absolute(dir, ec).parent_path();
+  while (!fs::exists(up, ec) && up != up.parent_path()) up = up.parent_path();
+  if (!fs::is_directory(up, ec))
+    throw std::invalid_argument(option + " " + dir + ": cannot be created: " + up.string() +
+                                " is not a directory");
+  if (::access(up.c_str(), W_OK | X_OK) != 0)
+    throw std::invalid_argument(option + " " + dir + ": cannot be created: " + up.string() +
+                                " is not writable");
+}
+
+void check_output_dir(const std::string& dir, bool overwrite) {
+  check_writable_dir(dir, "--out");
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return;
   if (!fs::is_empty(dir, ec) && !overwrite)
     throw std::invalid_argument("--out " + dir +
                                 ": exists and is not empty (use --overwrite to reuse it)");
@@ -168,7 +180,7 @@ void prepare_output_dir(const std::string& dir, bool overwrite) {
   std::error_code ec;
   if (fs::exists(dir, ec)) return;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("--out " + dir + ": cannot create: " + ec.message());
+  if (ec) throw std::invalid_argument("--out " + dir + ": cannot create: " + ec.message());
 }
 
 }  // namespace hoshi::io

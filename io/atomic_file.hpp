@@ -58,6 +58,9 @@ int remove_stale_temporaries_of(const std::string& path);
 // (with parents). An existing non-empty directory is an error unless `overwrite` is set
 // (std::invalid_argument naming the directory and --overwrite).
 void prepare_output_dir(const std::string& dir, bool overwrite);
+// A directory an output goes to: an existing one writable, a new one creatable (the nearest
+// existing path above it a writable directory); std::invalid_argument naming `option` otherwise.
+void check_writable_dir(const std::string& dir, const std::string& option);
 // prepare_output_dir's refusals alone (exists and is not a directory; not empty without
 // `overwrite`), creating and changing nothing: checked before a run computes anything.
 void check_output_dir(const std::string& dir, bool overwrite);

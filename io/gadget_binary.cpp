@@ -105,7 +105,7 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
   if (!found) {
     ByteReader r(data, size, name, false);
     const std::uint32_t marker = r.get<std::uint32_t>("HEAD");
-    // Gadget-4's own binary header (64-bit counts) is a record of 176 bytes (or more).
+    // Gadget-4's own binary header (64-bit counts): a record of 176 bytes.
     throw_bad_field(name, "HEAD record marker", marker,
                     marker == 176 || __builtin_bswap32(marker) == 176
                         ? "a Gadget-4 binary header; hoshi reads Gadget binary files with "

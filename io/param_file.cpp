@@ -26,7 +26,13 @@ std::vector<std::pair<std::string, std::string>> read_param_file(const std::stri
     if (!in) throw std::invalid_argument(path + ": cannot open the parameter file");
     char head[4096];
     in.read(head, sizeof head);
-    if (std::find(head, head + in.gcount(), '\0') != head + in.gcount())
+    const auto n = in.gcount();
+    const auto byte = [&](int k) { return k < n ? static_cast<unsigned char>(head[k]) : 0x100; };
+    // UTF-16 and UTF-32 (with their byte order mark), which yaml-cpp reads, hold zero bytes.
+    const bool wide = (byte(0) == 0xFF && byte(1) == 0xFE) ||
+                      (byte(0) == 0xFE && byte(1) == 0xFF) ||
+                      (byte(0) == 0 && byte(1) == 0 && byte(2) == 0xFE && byte(3) == 0xFF);
+    if (!wide && std::find(head, head + n, '\0') != head + n)
       throw std::invalid_argument(path +
                                   ": binary data, not a YAML parameter file (a particle file? "
                                   "give it as --ic " +

@@ -2,6 +2,7 @@
 // `hoshi forces` against an independent double-precision sum.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -149,17 +150,15 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --units cgs", "units: value 'cgs' is not one of henon, galaxy"},
       // Found only at the first frame or after endless work (an audit, 2026-11-30): frames
       // of 5 pixels (named as render's --resolution), an interval of 1e-300 (its loop over the
-      // multiples never ended), 1e12 steps, a thread count OpenMP died of; an option typed
-      // twice (the last silently won: two parameter files, one ignored).
+      // multiples never ended), 1e12 steps, a thread count OpenMP died of; two parameter files
+      // (one was ignored), a model parameter twice in a list (the last silently won).
       {"run --render-every 1 --render-resolution 5", "--render-resolution: value 5 (must be"},
       {"run --render-every 1 --render-extent 1e300", "--render-extent: value 1e+300 (its pixel"},
       {"run --snapshot-every 1e-300", "--snapshot-every: value 1e-300 (more than 1e9 outputs"},
       {"run --dt 1e-300", "more than 1e12 steps to --t-end"},
       {"run --threads 100000", "invalid --threads 100000 (must be between 0 and 4096)"},
-      {"run -n 100 -n 200", "-n given twice"},
-      {"ic -n 10 --out other.csv", "--out given twice"},
-      {"ic --ic hernquist --model-param a=1,a=2", "--model-param a given twice"},
-      {"ic --ic hernquist --model-param a=1 --model-param a=2", "--model-param a given twice"},
+      {"run x.yml --params x.yml", "two parameter files (PARAMS.yml and --params): give one"},
+      {"ic --ic hernquist --model-param a=1,a=2", "--model-param a=1,a=2: key a given twice"},
       {"ic --ic hernquist --model-param a=0x10", "value '0x10' (expected a number)"},
   };
   for (const auto& [args, needle] : cases) {
@@ -595,6 +594,41 @@ TEST(Cli, OutputsNeverReplaceTheirInputs) {
   fs::create_directories(d / "x.tipsy.param");
   EXPECT_EQ(hoshi("ic -n 100 --out " + (d / "x.tipsy").string(), d).status, 2);
   EXPECT_FALSE(fs::exists(d / "x.tipsy"));
+}
+
+// An option typed twice takes its last value (scripts override their defaults so); separate
+// --model-param options too. The output was the second --out, with the second -n.
+TEST(Cli, AnOptionTypedTwiceTakesItsLastValue) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("ic -n 10 -n 20 --model-param a=1 --model-param a=2 --ic hernquist --out " +
+                      (d / "a.csv").string() + " --out " + (d / "b.csv").string(),
+                  d)
+                .status,
+            0);
+  EXPECT_FALSE(fs::exists(d / "a.csv"));
+  EXPECT_EQ(hoshi::io::read_particles((d / "b.csv").string()).size(), 20u);
+}
+
+// Outputs in a directory that cannot be written are refused before any work (they failed after
+// it, with exit 1). Root writes anywhere: skipped there.
+TEST(Cli, OutputsInAReadOnlyDirectoryAreRefusedBeforeAnyWork) {
+  if (::geteuid() == 0) GTEST_SKIP() << "running as root, which may write into any directory";
+  const fs::path d = scratch();
+  const std::string in = (d / "p.csv").string(), ro = (d / "ro").string();
+  ASSERT_EQ(hoshi("ic -n 100 --out " + in, d).status, 0);
+  fs::create_directories(ro);
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::owner_exec);
+  for (const auto& [cmd, needle] :
+       {std::pair<std::string, std::string>{"run -n 100 --t-end 0 --out " + ro + "/o",
+                                            "cannot be created: " + ro + " is not writable"},
+        {"run -n 100 --t-end 0 --out " + ro, "the directory is not writable"},
+        {"forces " + in + " --out " + ro + "/f.csv", "directory " + ro + " is not writable"},
+        {"analyze " + in + " --profiles " + ro + "/prof", ro + " is not writable"}}) {
+    const Result r = hoshi(cmd, d);
+    EXPECT_EQ(r.status, 2) << cmd << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << cmd << ": " << r.err;
+  }
+  fs::permissions(ro, fs::perms::owner_all);
 }
 
 TEST(Cli, OutputInAMissingDirectoryIsRefusedBeforeAnyWork) {

@@ -190,6 +190,7 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<std::string> prof_base;
   if (r.count("profiles")) {
     prof_dir = r["profiles"].as<std::string>();
+    io::check_writable_dir(prof_dir, "--profiles");  // before the snapshots are analysed
     std::error_code ec;
     if (std::filesystem::exists(prof_dir, ec) && !std::filesystem::is_directory(prof_dir, ec))
       throw std::invalid_argument("--profiles " + prof_dir + ": is not a directory");

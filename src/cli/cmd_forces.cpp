@@ -1,4 +1,5 @@
 // hoshi forces INPUT --out FILE.csv: one force evaluation, written in input order.
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -8,6 +9,7 @@
 #include "core/checks.hpp"
 #include "io/csv.hpp"
 #include "io/particle_io.hpp"
+#include "io/snapshot_io.hpp"
 
 namespace hoshi::cli {
 
@@ -32,12 +34,12 @@ int cmd_forces(int argc, char** argv) {
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE.csv");
   const std::string out = r["out"].as<std::string>();
   // The forces are a CSV table: a snapshot's or an image's name would hold CSV.
-  const std::string ext = std::filesystem::path(out).extension().string();
-  for (const char* other :
-       {".hdf5", ".h5", ".hdf", ".tipsy", ".std", ".bin", ".gadget", ".g1", ".png"})
-    if (ext == other)
-      throw std::invalid_argument("--out " + out +
-                                  ": the forces are written as CSV (name the file *.csv)");
+  std::string ext = std::filesystem::path(out).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto format = io::format_from_extension(out);
+  if ((format && *format != io::SnapshotFormat::csv) || ext == ".png")
+    throw std::invalid_argument("--out " + out +
+                                ": the forces are written as CSV (name the file *.csv)");
   require_new_output(out, flag(r, "overwrite"), "--out", {r["input"].as<std::string>()});
   SolverConfig cfg = solver_config(r);
   apply_threads(r);

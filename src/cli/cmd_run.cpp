@@ -446,13 +446,16 @@ class RunOutputs : public RunObserver {
                {"time", s.time},
                {"e0", s.e0},
                {"next_output", s.next_output},
-               {"time_base", s.time_base},
-               {"step_base", static_cast<std::int64_t>(s.step_base)},
+
                {"next_snapshot", snapshots.next},
                {"next_checkpoint", checkpoints.next},
                {"next_frame", frames.next},
                {"render_extent", render.extent},
                {"forces", forces}};
+    if (std::isfinite(s.time_base)) {  // a fixed step's grid (adaptive steps have none)
+      i.state.emplace_back("time_base", s.time_base);
+      i.state.emplace_back("step_base", static_cast<std::int64_t>(s.step_base));
+    }
     io::write_hdf5_snapshot(out_dir + "/" + kCheckpointName, p, i);
     since_checkpoint_.restart();
   }
@@ -573,6 +576,8 @@ int cmd_run(int argc, char** argv) {
   if (first.count("params")) {
     const std::string file = first["params"].as<std::string>();
     file_params = io::read_param_file(file);
+    for (const auto& [k, v] : file_params)
+      if (k == "model-param") require_distinct_model_keys(v, file + ": field model-param:");
     append_params(args, file, file_params, infos);
   }
   // Given on the command line or in the parameter file (not inherited from a checkpoint).

@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -19,6 +20,20 @@
 #include "io/particle_io.hpp"
 
 namespace hoshi::cli {
+
+void require_distinct_model_keys(const std::string& list, const std::string& where) {
+  std::set<std::string> keys;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    const std::string key = item.substr(0, item.find('='));
+    if (!key.empty() && !keys.insert(key).second)
+      throw std::invalid_argument(where + " " + list + ": key " + key +
+                                  " given twice (the last would silently win; give it once)");
+    start = comma + 1;
+  }
+}
 
 cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv, bool typed) {
   options.add_options("help")("h,help", "print this help");
@@ -37,24 +52,16 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
                                   std::string(r.unmatched().size() > 1 ? "s " : " ") + list +
                                   " (see --help)");
     }
-    // An option typed twice took its last value silently (two parameter files, one of them
-    // ignored; --out a --out b). Lists are repeatable: --model-param, analyze's snapshots.
-    if (typed && r.count("model-param")) {  // cxxopts splits the lists at commas
-      std::map<std::string, int> keys;
-      for (const std::string& item : r["model-param"].as<std::vector<std::string>>())
-        if (++keys[item.substr(0, item.find('='))] == 2)
-          throw std::invalid_argument("--model-param " + item.substr(0, item.find('=')) +
-                                      " given twice (the last would silently win; give it once)");
-    }
+    // An option typed twice takes its last value (scripts override their defaults so), except
+    // a parameter file: PARAMS.yml and --params both given, one of them was silently ignored.
+    // A --model-param list naming a key twice is refused as a parameter file's is.
     if (typed) {
-      std::map<std::string, int> times;
-      for (const auto& kv : r.arguments())
-        if (kv.key() != "model-param" && kv.key() != "snapshots" && ++times[kv.key()] == 2)
-          throw std::invalid_argument(
-              kv.key() == "params"
-                  ? std::string("two parameter files (PARAMS.yml and --params): give one")
-                  : (kv.key() == "particles" ? std::string("-n") : "--" + kv.key()) +
-                        " given twice (the last would silently win; give it once)");
+      int files = 0;
+      for (const auto& kv : r.arguments()) {
+        if (kv.key() == "params" && ++files == 2)
+          throw std::invalid_argument("two parameter files (PARAMS.yml and --params): give one");
+        if (kv.key() == "model-param") require_distinct_model_keys(kv.value(), "--model-param");
+      }
     }
     return r;
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
@@ -382,6 +389,16 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
       meta.units_known = true;
     } else {
       tipsy_g1 = true;
+      // -G: the velocities go to that G, as hoshi run takes such a file with -G (the units of
+      // length and mass unchanged); the output records it.
+      if (r.count("G")) {
+        const double g = number(r, "G");
+        if (!(g > 0))
+          throw std::invalid_argument("invalid -G " + r["G"].as<std::string>() + " (must be > 0)");
+        const double s = std::sqrt(g);
+        for (auto* v : {&p.vx, &p.vy, &p.vz})
+          for (double& x : *v) x *= s;
+      }
     }
   }
   if (info) {
@@ -389,7 +406,8 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     info->units = meta.units;
     info->units_known = meta.units_known;
     info->parameters = meta.parameters;  // the run's settings and its G, where hoshi wrote them
-    info->G = tipsy_g1 ? 1.0 : io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
+    info->G = tipsy_g1 ? (r.count("G") ? number(r, "G") : 1.0)
+                       : io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
   return p;
 }

@@ -21,6 +21,10 @@ struct HelpShown {};
 
 // Parses argv; on --help prints the help and throws HelpShown. Unknown options, missing
 // values and malformed numbers become std::invalid_argument with one line naming them.
+// A --model-param list (KEY=VALUE,...) that names a key twice: std::invalid_argument naming
+// `where` (the option, or a parameter file's field).
+void require_distinct_model_keys(const std::string& list, const std::string& where);
+
 // typed: the arguments are the user's (an option given twice is then an error); false for
 // option layers a command assembles itself (hoshi run: checkpoint, parameter file, command line).
 cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv,

@@ -222,6 +222,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   }
   std::size_t steps_at_last_line = step;
   double wall_at_last_line = 0;
+  // The grid as checkpoints record it: none (NaN) for adaptive steps.
+  const double grid_time = cfg.eta > 0 ? std::numeric_limits<double>::quiet_NaN() : t_base;
   struct LazyState final : StepState {
     Stepper& lf;
     ParticleSet& p;
@@ -234,7 +236,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   auto observe = [&](double dt) {
     if (!cfg.observer) return true;
     return cfg.observer->after_step(
-        state, RunProgress{step, t, dt, cfg.t_end, e0, next_output, t_base, step_base});
+        state, RunProgress{step, t, dt, cfg.t_end, e0, next_output, grid_time, step_base});
   };
   bool go_on = observe(0.0);
   while (go_on && t < cfg.t_end - tiny) {
@@ -280,7 +282,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.interrupted = !go_on && t < cfg.t_end - tiny;
   res.e0 = e0;
   res.next_output = next_output;
-  res.time_base = t_base;
+  res.time_base = grid_time;
   res.step_base = step_base;
   res.steps = step;
   res.time = t;
