@@ -4,8 +4,9 @@
 // counts 20 floating-point operations per interaction, the customary direct-summation
 // figure (Nyland, Harris & Prins, GPU Gems 3 ch. 31: 3 differences, 6 for r^2 + eps^2, 1/sqrt
 // counted as one, 3 for m/r^3, 6 for the acceleration and 1 for the potential).
-// Peak: float32 FLOP/s of the threads used, cores x FMA units x SIMD width x 2 x clock; on the
-// 2-core AVX-512 development machine 2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s.
+// Peak: float32 FLOP/s of the threads used, cores x FMA units x SIMD width x 2 x clock; e.g.
+// 2 cores with two 512-bit FMA units at 3.75 GHz: 2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s (one
+// unit, as AMD Zen 4 has: half).
 // measure_peak_gflops() measures that product with a dense FMA loop.
 #pragma once
 

@@ -28,8 +28,10 @@ int cmd_accuracy(int argc, char** argv) {
       "(reproducible for --seed), one row per combination of the listed settings. --theta, "
       "--criterion, --alpha, --order and --walk take comma-separated lists (--alpha applies to "
       "the relative criterion's rows only, --theta to the geometric criteria's). The relative "
-      "criterion is evaluated on its second call (the first has no previous accelerations and "
-      "uses barnes94 at the walk's default theta). For a study of the "
+      "criterion's rows are those of a run's steps: evaluated with the accelerations of an "
+      "earlier relative evaluation as |a_old| (the first call has none: it runs barnes94 at the "
+      "walk's default theta, then the relative criterion, and the row is the call after). For "
+      "a study of the "
       "error against theta, give a geometric criterion (the default, auto, is relative, whose "
       "error follows --alpha).");
   o.add_options()("targets", "number of random targets for the reference (0: all particles)",
@@ -88,8 +90,9 @@ int cmd_accuracy(int argc, char** argv) {
   if (geometric == criteria.end() && r.count("theta") &&
       std::any_of(thetas.begin(), thetas.end(), [](double t) { return !std::isnan(t); }))
     std::cerr << "hoshi accuracy: note: --theta " << r["theta"].as<std::string>()
-              << " sets only the relative criterion's first pass here (--criterion auto is "
-                 "relative); for a theta scan add --criterion barnes94 (or bh, bmax)\n";
+              << " is unused here (--criterion auto is relative, whose rows follow --alpha; "
+                 "its bootstrap pass runs at the walk's default theta); for a theta scan add "
+                 "--criterion barnes94 (or bh, bmax)\n";
   std::vector<int> orders;
   for (const auto& s : parse_string_list(r["order"].as<std::string>(), "--order")) {
     if (s != "1" && s != "2")
@@ -200,7 +203,9 @@ int cmd_accuracy(int argc, char** argv) {
                 resolve_auto(c, solver->backend() == "cuda" ? Backend::cuda : Backend::cpu);
             ParticleSet q = p;
             ForceStats st = solver->compute(q);
-            if (crit == Criterion::relative) st = solver->compute(q);  // with |a_old|
+            // The first call bootstraps |a_old| (barnes94, then relative); the row is the next,
+            // with the relative evaluation's |a_old|, as in a run's steps.
+            if (crit == Criterion::relative) st = solver->compute(q);
             TargetErrors te = target_errors(q, targets, ref);
             char alpha[32] = "", theta_text[32] = "";
             if (relative)

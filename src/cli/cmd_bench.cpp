@@ -27,9 +27,10 @@ cxxopts::Options bench_options() {
       "through local expansions are the CSV's m2l_per_particle) and the fraction of\n"
       "the float32 peak of the threads used:\n"
       "  peak = cores x FMA units x SIMD width x 2 flops x clock\n"
-      "  (2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s on the 2-core AVX-512 development machine).\n"
+      "  (e.g. 2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s for 2 cores with two 512-bit FMA units;\n"
+      "  half that with one, as AMD Zen 4 has).\n"
       "By default the peak is measured at start-up with a dense FMA loop on the same threads\n"
-      "(best ~1 ms slice per thread); --peak-gflops sets it instead.");
+      "(best slice of 6.3e6 flops per thread); --peak-gflops sets it instead.");
   o.add_options("bench")("repeat",
                          "timed repeats per N (the median is reported; the lower of the two "
                          "middle ones for an even count)",
