@@ -22,6 +22,8 @@
 #   the tree and the step are timed per walk: the per-particle kernel, and the group mode (a warp
 #   per group) with its lanes kernel and with its lists kernel, tree/walk_warp.hpp; lists7 and
 #   lists8 add the lists kernel built for 7 and 8 blocks per SM).
+#   GPU_CHECK_SANITIZE=0 skips compute-sanitizer's racecheck and synccheck of the lists and
+#   prefetching direct kernels' tests (GPU_CHECK_SANITIZE_SECONDS=120 bounds each of the four).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-check}
@@ -105,6 +107,39 @@ for t in "$bin"/test_*; do
 done
 rm -rf "$tmp"
 tests/check_ptxas.sh "$ptxas_dir" 90 2>&1 | grep -v 'cub::' | tee -a "$log" || test_status=1
+
+# Shared-memory races and barrier misuse in the kernels whose warp syncs the CPU mirror cannot
+# check (the lists kernel's syncs that end a tile's reads before its refill; the prefetching
+# direct schedule): compute-sanitizer's racecheck and synccheck on those tests alone, each
+# bounded by GPU_CHECK_SANITIZE_SECONDS (default 120). GPU_CHECK_SANITIZE=0 skips it.
+if [ "${GPU_CHECK_SANITIZE:-1}" != 0 ]; then
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null |
+    head -1 || true)
+  if [ -z "$sanitizer" ]; then
+    stamp "compute-sanitizer not found: racecheck and synccheck skipped"
+  else
+    for tool in racecheck synccheck; do
+      for spec in "test_gpu_tree:*cuda_*lists*:*ListsOccupancy*" "test_gpu_direct:*Prefetch*"; do
+        t=${spec%%:*}
+        [ -x "$bin/$t" ] || continue
+        stamp "$tool $t --gtest_filter=${spec#*:}"
+        rc=0
+        timeout "${GPU_CHECK_SANITIZE_SECONDS:-120}" "$sanitizer" --tool "$tool" --error-exitcode 3 \
+          "$bin/$t" --gtest_filter="${spec#*:}" >"$out_dir/$tool-$t.txt" 2>&1 || rc=$?
+        case $rc in
+          0) echo "PASS $tool $t" | tee -a "$log" ;;
+          124) echo "TIMEOUT $tool $t (not a failure; raise GPU_CHECK_SANITIZE_SECONDS)" | tee -a "$log" ;;
+          *)
+            test_status=1
+            echo "FAIL $tool $t (exit $rc):" | tee -a "$log"
+            grep -E 'ERROR|Race|race|Barrier|barrier|FAILED' "$out_dir/$tool-$t.txt" | head -20 |
+              tee -a "$log" || true
+            ;;
+        esac
+      done
+    done
+  fi
+fi
 
 unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the timing
 

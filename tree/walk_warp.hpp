@@ -241,6 +241,8 @@ HOSTDEV inline bool walk_group_warp(W& warp, const TreeView& t, const NodeChildr
       kind[l] = kNone;
       n_children[l] = 0;
       n_leaf[l] = 0;
+      node[l] = 0;        // every lane passes these to the shuffles below, read or not:
+      leaf_begin[l] = 0;  // defined values (the mirror's fill never showed it: unused)
       if (U32(l) < k) {
         const U32 i = s.stack[sp - 1 - U32(l)];
         node[l] = i;
