@@ -39,13 +39,14 @@ const Command kCommands[] = {
     {"render", hoshi::cli::cmd_render, "picture of a snapshot's projected surface density (PNG)"},
 };
 
-void print_help() {
-  std::cout << "hoshi " << HOSHI_VERSION << ": gravitational N-body tree code (CPU and CUDA)\n\n"
-            << "usage: hoshi COMMAND [OPTIONS]\n\ncommands:\n";
+// To stdout when asked for (--help), to stderr when the command is missing (an error, exit 2).
+void print_help(std::ostream& out) {
+  out << "hoshi " << HOSHI_VERSION << ": gravitational N-body tree code (CPU and CUDA)\n\n"
+      << "usage: hoshi COMMAND [OPTIONS]\n\ncommands:\n";
   for (const auto& c : kCommands)
-    std::cout << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
-  std::cout << "\n'hoshi COMMAND --help' describes a command's options.\n"
-            << "  --version  print the version, SIMD path and CUDA devices\n";
+    out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
+  out << "\n'hoshi COMMAND --help' describes a command's options.\n"
+      << "  --version  print the version, SIMD path and CUDA devices\n";
 }
 
 void print_version() {
@@ -112,7 +113,7 @@ void limit_openmp_spinning(char** argv) {
 int main(int argc, char** argv) {
   limit_openmp_spinning(argv);
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    print_help();
+    print_help(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
