@@ -760,14 +760,8 @@ TEST(IoRun, NewRunFromAFileIgnoresItsAccelerations) {
                     log),
               0)
         << test::read_all(log);
-  const ParticleSet a = read_hdf5_snapshot(dir.file("A") + "/checkpoint.hdf5").particles;
-  const ParticleSet b = read_hdf5_snapshot(dir.file("B") + "/checkpoint.hdf5").particles;
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a.x[i], b.x[i]) << i;
-    ASSERT_EQ(a.vx[i], b.vx[i]) << i;
-    ASSERT_EQ(a.ax[i], b.ax[i]) << i;
-  }
+  expect_same_particles(read_hdf5_snapshot(dir.file("A") + "/checkpoint.hdf5").particles,
+                        read_hdf5_snapshot(dir.file("B") + "/checkpoint.hdf5").particles);
 }
 
 // A bad value from a parameter file is named with the file and field (it read as if typed on

@@ -577,7 +577,7 @@ int cmd_run(int argc, char** argv) {
     const std::string file = first["params"].as<std::string>();
     file_params = io::read_param_file(file);
     for (const auto& [k, v] : file_params)
-      if (k == "model-param") require_distinct_model_keys(v, file + ": field model-param:");
+      if (k == "model-param") check_model_param_list(v, file + ": field model-param:");
     append_params(args, file, file_params, infos);
   }
   // Given on the command line or in the parameter file (not inherited from a checkpoint).

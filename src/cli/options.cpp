@@ -10,7 +10,6 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -21,17 +20,12 @@
 
 namespace hoshi::cli {
 
-void require_distinct_model_keys(const std::string& list, const std::string& where) {
-  std::set<std::string> keys;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string item = list.substr(start, comma - start);
-    const std::string key = item.substr(0, item.find('='));
-    if (!key.empty() && !keys.insert(key).second)
-      throw std::invalid_argument(where + " " + list + ": key " + key +
-                                  " given twice (the last would silently win; give it once)");
-    start = comma + 1;
+void check_model_param_list(const std::string& list, const std::string& where) {
+  ModelParams scratch;
+  try {
+    parse_model_params(list, scratch);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + " " + list + ": " + e.what());
   }
 }
 
@@ -60,7 +54,7 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
       for (const auto& kv : r.arguments()) {
         if (kv.key() == "params" && ++files == 2)
           throw std::invalid_argument("two parameter files (PARAMS.yml and --params): give one");
-        if (kv.key() == "model-param") require_distinct_model_keys(kv.value(), "--model-param");
+        if (kv.key() == "model-param") check_model_param_list(kv.value(), "--model-param");
       }
     }
     return r;

@@ -19,13 +19,14 @@ namespace hoshi::cli {
 // Thrown by parse_options after printing --help; main() returns 0 for it.
 struct HelpShown {};
 
+// One --model-param list (KEY=VALUE,...) as the user wrote it, checked by parse_model_params
+// before cxxopts splits it (a key twice, an empty item): std::invalid_argument naming `where`
+// (the option, or a parameter file's field) and the list.
+void check_model_param_list(const std::string& list, const std::string& where);
+
 // Parses argv; on --help prints the help and throws HelpShown. Unknown options, missing
 // values and malformed numbers become std::invalid_argument with one line naming them.
-// A --model-param list (KEY=VALUE,...) that names a key twice: std::invalid_argument naming
-// `where` (the option, or a parameter file's field).
-void require_distinct_model_keys(const std::string& list, const std::string& where);
-
-// typed: the arguments are the user's (an option given twice is then an error); false for
+// typed: the arguments are the user's (two parameter files are then an error); false for
 // option layers a command assembles itself (hoshi run: checkpoint, parameter file, command line).
 cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv,
                                    bool typed = true);

@@ -254,7 +254,8 @@ void parse_model_params(const std::string& text, ModelParams& params) {
       throw std::invalid_argument("invalid model parameter '" + item + "' (expected key=value)");
     const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
     if (!seen.insert(key).second)
-      throw std::invalid_argument("model parameter " + key + " given twice in '" + text + "'");
+      throw std::invalid_argument("key " + key +
+                                  " given twice (the last would silently win; give it once)");
     if (is_text_key(key)) {
       if (val.empty())
         throw std::invalid_argument("invalid model parameter " + key + ": empty value");
