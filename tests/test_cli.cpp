@@ -369,6 +369,44 @@ TEST(Cli, AccuracyRefusesOneFileTwiceAndOptionsItIgnores) {
   }
 }
 
+// "hoshi --help run", "hoshi -h run" and "hoshi help run" print run's help (they printed the
+// general usage); an unknown command there is an error.
+TEST(Cli, HelpNamingACommandShowsThatCommandsHelp) {
+  const fs::path d = scratch();
+  const auto stdout_of = [&](const std::string& args, int& status) {
+    const fs::path out = d / "out.txt";
+    const int raw = std::system(
+        (std::string(HOSHI_EXE) + " " + args + " > " + out.string() + " 2>/dev/null").c_str());
+    status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    std::ifstream in(out);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  int status = -1;
+  const std::string expected = stdout_of("run --help", status);
+  ASSERT_EQ(status, 0);
+  ASSERT_NE(expected.find("hoshi run [OPTION...]"), std::string::npos) << expected;
+  for (const std::string form : {"--help run", "-h run", "help run"}) {
+    EXPECT_EQ(stdout_of(form, status), expected) << form;
+    EXPECT_EQ(status, 0) << form;
+  }
+  const Result r = hoshi("help frobnicate", d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+}
+
+// --targets 0 means every particle, however the zero is written (00 was refused as < 1).
+TEST(Cli, AccuracyTargetsZeroInAnyFormIsEveryParticle) {
+  const fs::path d = scratch();
+  for (const std::string zero : {"0", "00", "0e3"}) {
+    const Result r = hoshi(
+        "accuracy -n 64 --targets " + zero + " --csv " + (d / ("t" + zero + ".csv")).string(), d);
+    EXPECT_EQ(r.status, 0) << zero << ": " << r.err;
+  }
+  EXPECT_EQ(hoshi("accuracy -n 64 --targets -1", d).status, 2);
+}
+
 TEST(Cli, ThetaAboveOneRunsWithAWarning) {
   const fs::path d = scratch();
   Result r = hoshi("ic -n 300 --out " + (d / "ic.csv").string(), d);

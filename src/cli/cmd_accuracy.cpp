@@ -116,7 +116,7 @@ int cmd_accuracy(int argc, char** argv) {
     validate(c);
   }
   const std::string targets_text = r["targets"].as<std::string>();
-  const std::size_t k = targets_text == "0" ? 0 : parse_size(targets_text, "--targets");
+  const std::size_t k = parse_size(targets_text, "--targets", 0);  // 0 (or 00, 0e3): all
   std::string csv_path;
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -45,7 +46,7 @@ void print_help(std::ostream& out) {
       << "usage: hoshi COMMAND [OPTIONS]\n\ncommands:\n";
   for (const auto& c : kCommands)
     out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
-  out << "\n'hoshi COMMAND --help' describes a command's options.\n"
+  out << "\n'hoshi COMMAND --help' (or 'hoshi help COMMAND') describes a command's options.\n"
       << "  --version  print the version, SIMD path and CUDA devices\n";
 }
 
@@ -112,9 +113,25 @@ void limit_openmp_spinning(char** argv) {
 
 int main(int argc, char** argv) {
   limit_openmp_spinning(argv);
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    print_help(argc < 2 ? std::cerr : std::cout);
-    return argc < 2 ? 2 : 0;
+  const bool help = argc >= 2 && (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+                                  !std::strcmp(argv[1], "help"));
+  // "hoshi --help run", "hoshi -h run", "hoshi help run": that command's help (they printed
+  // the general usage, as if the command had not been named).
+  char help_flag[] = "--help";
+  char* command_help[] = {argv[0], argc >= 3 ? argv[2] : nullptr, help_flag, nullptr};
+  if (help && argc == 3) {
+    const bool known = std::any_of(std::begin(kCommands), std::end(kCommands),
+                                   [&](const auto& c) { return !std::strcmp(argv[2], c.name); });
+    if (!known) {
+      std::cerr << "hoshi: error: unknown command '" << argv[2] << "' (see hoshi --help)\n";
+      return 2;
+    }
+    argv = command_help;  // hoshi COMMAND --help
+  } else if (argc < 2 || help) {
+    // Without a command (or with more than one word after --help): the usage, as an error.
+    const bool error = argc < 2 || argc > 2;
+    print_help(error ? std::cerr : std::cout);
+    return error ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
     print_version();

@@ -488,14 +488,16 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
   return out;
 }
 
-std::size_t parse_size(const std::string& s, const std::string& option) {
+std::size_t parse_size(const std::string& s, const std::string& option, std::size_t min) {
   double v = 0;
   auto res = std::from_chars(s.data(), s.data() + s.size(), v);
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v) ||
       v != std::floor(v))
     throw std::invalid_argument("invalid " + option + " value '" + s +
                                 "' (expected a whole number)");
-  if (v < 1) throw std::invalid_argument("invalid " + option + " " + s + " (must be >= 1)");
+  if (v < static_cast<double>(min))
+    throw std::invalid_argument("invalid " + option + " " + s +
+                                " (must be >= " + std::to_string(min) + ")");
   if (v > 1e12) throw std::invalid_argument("invalid " + option + " " + s + " (too large)");
   return static_cast<std::size_t>(v);
 }

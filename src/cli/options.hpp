@@ -96,7 +96,8 @@ int apply_threads(const cxxopts::ParseResult& r);
 std::vector<double> parse_double_list(const std::string& text, const std::string& option);
 // "1000,1e5,1e6" -> sizes; each must be a whole number >= 1.
 std::vector<std::size_t> parse_size_list(const std::string& text, const std::string& option);
-std::size_t parse_size(const std::string& text, const std::string& option);
+// A whole number from min (1 unless given) to 1e12; text like "1e6" is accepted, "1.5" is not.
+std::size_t parse_size(const std::string& text, const std::string& option, std::size_t min = 1);
 // "a,b,c" -> {"a", "b", "c"}; "" -> {}. An empty item ("a,,b", "a,") is an error naming
 // `option`.
 std::vector<std::string> parse_string_list(const std::string& text, const std::string& option);
