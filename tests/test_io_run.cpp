@@ -778,6 +778,12 @@ TEST(IoRun, ParameterFileValuesAreNamedWithTheFile) {
     const std::string out = test::read_all(log);
     EXPECT_NE(out.find(yml + needle), std::string::npos) << out;
   }
+  // The model's own values too (particles: many was reported as a bad -n).
+  test::write_all(yml, "particles: many\n");
+  EXPECT_EQ(hoshi("run " + yml + " --t-end 0 --out " + dir.file("A"), log), 2);
+  EXPECT_NE(test::read_all(log).find(yml + ": field particles: invalid -n value 'many'"),
+            std::string::npos)
+      << test::read_all(log);
   test::write_all(yml, "dt: 0.5\n");
   EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --dt -1 --out " + dir.file("A"), log), 2);
   EXPECT_EQ(test::read_all(log).find(yml), std::string::npos) << test::read_all(log);

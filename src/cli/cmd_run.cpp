@@ -854,7 +854,11 @@ int cmd_run(int argc, char** argv) {
   } else {
     const std::string ic = r["ic"].as<std::string>();
     if (is_model(ic)) {
-      p = initial_conditions(r);
+      try {
+        p = initial_conditions(r);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(with_source(e));  // "particles: many" in a parameter file
+      }
       scale_velocities_to_G(p, cfg.solver.G);  // the unit system's G, or -G
     } else {
       check_ic_file(r);
