@@ -368,6 +368,39 @@ TEST(Octree, CrowdedCellsStayLeavesWhereSplittingWouldLoseAccuracy) {
   EXPECT_EQ(t.deep.runs[0].max_level, kTreeMaxLevel);
 }
 
+// Groups do not depend on where the system sits: the first child of a node starting at
+// particle 0 joined an empty run whose box was the point (0, 0, 0), so near the origin the
+// leftmost groups were cut where the same system elsewhere kept them whole (2026-12-01 review:
+// [0,16) [16,20) [20,40) at x = 500, [0,20) [20,40) at x = -1e6).
+TEST(Octree, GroupsDoNotDependOnWhereTheSystemSits) {
+  const auto leaf = [](double x, float b_max, std::uint64_t begin, std::uint64_t end,
+                       std::uint32_t next) {
+    TreeNode n{};
+    n.com_x = x;
+    n.m = 1;
+    n.b_max = b_max;
+    n.begin = begin;
+    n.end = end;
+    n.next = next;
+    n.side = 4;
+    return n;
+  };
+  for (const double x0 : {500.0, -1e6, 0.0}) {
+    // Four sibling leaves: two of 8 particles 3 apart (spacing 1), one of 4 at 530, one of 20 at
+    // 3000 (beyond 1024 spacings of the first: a group of its own).
+    std::vector<TreeNode> nodes = {leaf(x0, 1000, 0, 40, 5), leaf(x0, 1, 0, 8, 2),
+                                   leaf(x0 + 3, 1, 8, 16, 3), leaf(x0 + 530, 1, 16, 20, 4),
+                                   leaf(x0 + 3000, 1, 20, 40, 5)};
+    nodes[0].first_child = 1;
+    nodes[0].side = 4096;
+    const std::vector<Group> g = make_groups(nodes, 32);
+    ASSERT_EQ(g.size(), 2u) << "system at " << x0;
+    EXPECT_EQ(g[0].begin, 0u);
+    EXPECT_EQ(g[0].end, 20u) << "system at " << x0;
+    EXPECT_EQ(g[1].end, 40u);
+  }
+}
+
 TEST(Octree, RejectsBadLeafSize) {
   const ParticleSet p = uniform_cube(10, 1);
   Octree t;

@@ -457,8 +457,9 @@ void target_children(const TreeView& t, std::uint32_t i, std::uint64_t ng, FBig&
       // The run of small children before c first: targets come out in particle order.
       flush();
       big(c);
-    } else if (run.range.end == child.begin && run.range.end - run.range.begin + count <= ng &&
-               run.compact_with(child)) {
+    } else if (run.range.end > run.range.begin && run.range.end == child.begin &&
+               run.range.end - run.range.begin + count <= ng && run.compact_with(child)) {
+      // (An empty run, {0, 0} with the box (0, 0, 0), is started, never joined.)
       run.add(child);
     } else {
       flush();
