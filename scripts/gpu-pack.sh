@@ -6,7 +6,8 @@
 # resource logs (ptxas/), archived as .gpu-pack/pack.tar.xz (scripts/gpu-unpack.sh). The lent GPU machine's image has nvcc and CMake but not hoshi's build
 # dependencies (Eigen, cxxopts, HDF5, libpng, GoogleTest), so it cannot configure hoshi; name
 # .gpu-pack in the device tool's `carry` and gpu-check.sh runs the pack instead of building.
-# The binaries need glibc >= 2.34 (checked below).
+# The binaries need the glibc version recorded in .gpu-pack/GLIBC (GLIBC_2.34 or so, from the
+# binaries' symbol versions; gpu-check.sh prints both).
 #
 # usage: scripts/gpu-pack.sh [BUILD_DIR]     (default build-gpu-pack)
 set -euo pipefail
@@ -21,7 +22,14 @@ cmake -S . -B "$build" -DHOSHI_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUI
 # body, every backend: HOSHI_SKIP_IF_UNAVAILABLE); gpu-check.sh runs only the latter's "cuda" ones.
 tests=$(cd tests && { ls test_gpu_*.cpp test_cuda_*.cpp; grep -l HOSHI_SKIP_IF_UNAVAILABLE test_*.cpp; } |
   sort -u | sed 's/\.cpp$//' | tr '\n' ' ')
-make -C "$build" -j"$(nproc)" hoshi_gpu_bench tree_perf $tests 2>&1 | grep -E 'error|warning' || true
+# A failed build stops here: the pack would otherwise hold an earlier build's binaries, stamped
+# with this commit (grep's status hid make's).
+if ! make -C "$build" -j"$(nproc)" hoshi_gpu_bench tree_perf $tests >"$build/make.log" 2>&1; then
+  grep -E 'error|Error' "$build/make.log" | head -20
+  echo "gpu-pack: the build failed (log: $build/make.log); nothing packed" >&2
+  exit 1
+fi
+grep -E 'warning' "$build/make.log" | head -20 || true
 rm -rf "$pack"
 mkdir -p "$pack/bin" "$pack/lib" "$pack/ptxas"
 for t in $tests; do cp "$build/tests/$t" "$pack/bin/"; done
@@ -34,7 +42,8 @@ for f in "$pack"/bin/*; do
 done | sort -u | grep -vE '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*|libcuda)\.so' |
   while read -r lib; do cp -L "$lib" "$pack/lib/"; done
 glibc=$(for f in "$pack"/bin/*; do objdump -T "$f" | grep -oE 'GLIBC_[0-9.]+'; done | sort -Vu | tail -1)
-git rev-parse HEAD >"$pack/COMMIT" 2>/dev/null || echo unknown >"$pack/COMMIT"
+# The commit, with -dirty when the working tree differs from it (what was built).
+git describe --always --dirty --abbrev=40 >"$pack/COMMIT" 2>/dev/null || echo unknown >"$pack/COMMIT"
 echo "$glibc" >"$pack/GLIBC"
 ls "$pack/bin" "$pack/lib"
 # The device tool carries at most 64 MiB with the working tree, and every binary holds the same
