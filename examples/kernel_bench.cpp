@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   const int reps = 400;
   const VecF zero(0.0f), one(1.0f);
   const double pp =
-      best_seconds([&] { pp_kernel<kBlockPP, false, false>(g, zero, one, out); }, reps);
+      best_seconds([&] { pp_kernel<kBlockPP, false>(g, zero, one, out); }, reps);
   const double pc = best_seconds([&] { pc_kernel<kBlockPC, 2>(g, zero, out); }, reps);
   const double pc1 = best_seconds([&] { pc_kernel<kBlockPC, 1>(g, zero, out); }, reps);
   float coef[kLocalCount];
