@@ -1150,6 +1150,31 @@ TEST(IoRun, ModelParametersInSnapshotFromParameterFile) {
     EXPECT_NE(k.rfind("model.", 0), 0u) << k;
 }
 
+// --radius and --eccentricity are the uniform and kepler models' keys under other names: given
+// either way, the parameters list and store the value the model took (--model-param radius=2
+// stored radius=1 beside model.radius=2; --radius 2 stored no model.radius).
+TEST(IoRun, BasicModelKeysAreStoredAsTheModelTookThem) {
+  ScratchDir dir("run");
+  const std::string log = dir.file("log");
+  for (const auto& [args, option, key, value] :
+       {std::tuple<std::string, std::string, std::string, double>{
+            "--ic uniform -n 200 --model-param radius=2", "radius", "model.radius", 2.0},
+        {"--ic uniform -n 200 --radius 2", "radius", "model.radius", 2.0},
+        {"--ic kepler --model-param e=0.3", "eccentricity", "model.e", 0.3},
+        {"--ic kepler --eccentricity 0.2", "eccentricity", "model.e", 0.2}}) {
+    const std::string out = dir.file("R");
+    std::filesystem::remove_all(out);
+    ASSERT_EQ(hoshi("run " + args + " --t-end 0 --snapshot-every 1 --quiet --out " + out, log), 0)
+        << args << ": " << test::read_all(log);
+    const SnapshotData s = read_hdf5_snapshot(out + "/snapshot_000.hdf5");
+    for (const std::string& k : {option, key}) {
+      const ParamValue* v = find_param(s.info.parameters, k);
+      ASSERT_NE(v, nullptr) << args << ": " << k;
+      EXPECT_EQ(std::stod(io::to_string(*v)), value) << args << ": " << k;
+    }
+  }
+}
+
 TEST(IoRun, UnknownParameterNamesNearestKey) {
   ScratchDir dir("run");
   const std::string params = dir.file("bad.yml"), out = dir.file("X"), log = dir.file("log");

@@ -720,6 +720,14 @@ int cmd_run(int argc, char** argv) {
     return (kv.first == "eccentricity" && ic_name != "kepler") ||
            (kv.first == "radius" && ic_name != "uniform");
   });
+  // Their values as the model takes them: --model-param radius=2 printed and stored radius=1.
+  if (is_model(ic_name)) {
+    const ModelParams mp = model_params_with_options(r);
+    for (auto& [k, v] : effective)
+      if (const auto it = mp.find(k == "eccentricity" ? "e" : k);
+          (k == "eccentricity" || k == "radius") && it != mp.end())
+        v = number_text(std::get<double>(it->second));
+  }
   // G as used (the unit system's unless -G is given), not the option's default 1: a restart
   // passes the stored parameters back as options, and there a stored G = 1 would be -G 1.
   for (auto& [k, v] : effective)

@@ -281,12 +281,24 @@ bool from_registry(const std::string& ic, const ModelParams& params) {
 
 }  // namespace
 
+ModelParams model_params_with_options(const cxxopts::ParseResult& r) {
+  const std::string ic = r["ic"].as<std::string>();
+  ModelParams params = given_model_params(r);
+  // --radius and --eccentricity are the uniform and kepler models' keys under another name
+  // (initial_conditions refuses one given both ways).
+  if (ic == "uniform" && r.count("radius")) params["radius"] = number(r, "radius");
+  if (ic == "kepler" && r.count("eccentricity")) params["e"] = number(r, "eccentricity");
+  return params;
+}
+
 std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::ParseResult& r) {
   const std::string ic = r["ic"].as<std::string>();
-  const ModelParams params = given_model_params(r);
   std::vector<std::pair<std::string, ModelValue>> out;
-  if (!from_registry(ic, params)) return out;
-  for (auto& [k, v] : effective_model_params(ic, params)) out.emplace_back("model." + k, v);
+  if (!is_model(ic)) return out;
+  // Every model's, the basic ones' too: --radius 2 recorded no model.radius, and
+  // --model-param radius=2 recorded radius=1 beside model.radius=2.
+  for (auto& [k, v] : effective_model_params(ic, model_params_with_options(r)))
+    out.emplace_back("model." + k, v);
   return out;
 }
 
@@ -314,9 +326,10 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
   // hoshi run reads a file itself (keeping its time and units) and comes here directly.
   for (const char* option : {"eccentricity", "radius"})
     if (r.count(option))
-      throw std::invalid_argument("--" + std::string(option) + " " + r[option].as<std::string>() +
-                                  " with --ic " + ic + ": a file brings its own particles (--" +
-                                  option + " shapes the kepler and uniform models)");
+      throw std::invalid_argument(
+          "--" + std::string(option) + " " + r[option].as<std::string>() + " with --ic " + ic +
+          ": a file brings its own particles (--" + option + " shapes the " +
+          (std::string(option) == "radius" ? "uniform" : "kepler") + " model)");
 }
 
 namespace {

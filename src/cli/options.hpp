@@ -69,6 +69,9 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models = fals
 // --model-param select, as ("model.KEY", value); empty when --ic is not built by the registry
 // (a particle file, or plummer/uniform/kepler without --model-param). Written to /Parameters.
 std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::ParseResult& r);
+// The model keys given (--model-param), with --radius (uniform) and --eccentricity (kepler) as
+// the model keys they set.
+ModelParams model_params_with_options(const cxxopts::ParseResult& r);
 // The model names --ic accepts (anything else is read as a file).
 std::vector<std::string> model_names();
 bool is_model(const std::string& ic);
