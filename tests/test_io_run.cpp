@@ -364,6 +364,21 @@ TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
     ++rows_checked;
   }
   EXPECT_GT(rows_checked, 5);
+  // Run from without --units galaxy: converted to Henon units, and said so even with --quiet
+  // (every mass became 43007 times larger without a word); with it, nothing is said.
+  const std::string again = dir.file("again");
+  ASSERT_EQ(hoshi("run --ic " + out + "/checkpoint.hdf5 --t-end 0 --quiet --out " + again, log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("note: converted from the file's units (galaxy"),
+            std::string::npos)
+      << test::read_all(log);
+  std::filesystem::remove_all(again);
+  ASSERT_EQ(
+      hoshi("run --ic " + out + "/checkpoint.hdf5 --units galaxy --t-end 0 --quiet --out " + again,
+            log),
+      0)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("converted"), std::string::npos) << test::read_all(log);
 }
 
 TEST(IoRun, GravitationalConstantScalesTheModelAndSurvivesRestarts) {

@@ -89,8 +89,8 @@ void add_run_options(cxxopts::Options& o) {
       "reuse an existing non-empty output directory, first removing an earlier run's outputs "
       "there (energy.csv, checkpoint, snapshot_NNN.*, frame_NNN.png; nothing else)")(
       "quiet",
-      "no parameter list, progress display, per-output lines or timing table (the closing "
-      "two-line summary stays)")(
+      "no parameter list, progress display, per-output lines or timing table (notes about the "
+      "input and output and the closing two-line summary stay)")(
       "units", "unit system: henon (G = 1) or galaxy (kpc, km/s, 1e10 Msun, G = 43007.1)",
       cxxopts::value<std::string>()->default_value("henon"));
   o.add_options("output")(
@@ -311,7 +311,8 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
     if (!fs::remove(f, ec) && ec)
       throw std::runtime_error("--overwrite " + dir + ": cannot remove " + f.string() + ": " +
                                ec.message());
-  if (!old.empty() && !quiet)
+  (void)quiet;  // said with --quiet too: files were deleted
+  if (!old.empty())
     std::cout << "hoshi run: --overwrite: removed " << old.size()
               << " output file(s) of an earlier run from " << dir << "/\n";
 }
@@ -881,7 +882,21 @@ int cmd_run(int argc, char** argv) {
       // the run's length and mass units); one with units is converted from them.
       if (s.format == io::SnapshotFormat::tipsy && !s.units_known)
         s.units = io::units_g1(units.length_cm, units.mass_g), s.units_known = true;
-      if (s.units_known) io::convert_units(s.particles, s.units, units);
+      if (s.units_known) {
+        // Said even with --quiet: a file in galaxy units run without --units galaxy has every
+        // number changed (masses x 43007 in Henon units).
+        const auto differs = [](double a, double b) {
+          return std::abs(a - b) > 1e-6 * std::abs(b);
+        };
+        if (s.format != io::SnapshotFormat::tipsy &&
+            (differs(s.units.length_cm, units.length_cm) || differs(s.units.mass_g, units.mass_g) ||
+             differs(s.units.velocity_cm_s, units.velocity_cm_s)))
+          std::cout << "hoshi run: " << ic << ": note: converted from the file's units ("
+                    << s.units.name << ": " << number_text(s.units.length_cm) << " cm, "
+                    << number_text(s.units.mass_g) << " g, " << number_text(s.units.velocity_cm_s)
+                    << " cm/s) to the run's (" << units.name << ", --units)\n";
+        io::convert_units(s.particles, s.units, units);
+      }
       // The G the file records (a -G run's snapshot, hoshi ic -G), in the run's units: its
       // velocities were made with it, so the run takes it unless -G is given (with the unit
       // system's G such a file started far from equilibrium). tipsy files are G = 1 ones.
@@ -958,6 +973,16 @@ int cmd_run(int argc, char** argv) {
     std::cout << "\n";
     std::cout << "forces: " << outputs.forces << "\n";
     if (!unused.empty()) std::cout << "note: " << unused << "\n";
+    if (!(outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget))
+      for (const char* key : {"gadget-precision", "gadget-ids"})
+        if (given(key))
+          std::cout << "note: --" << key
+                    << " unused: it applies to snapshots in Gadget binary (--snapshot-format "
+                       "gadget with --snapshot-every)\n";
+  }
+
+  {
+    // Said with --quiet too: how to read the snapshots back.
     io::SnapshotInfo written;
     written.units = units;
     written.G = cfg.solver.G;
@@ -965,12 +990,6 @@ int cmd_run(int argc, char** argv) {
     if (outputs.snapshots.every > 0 && !lost.empty())
       std::cout << "note: a " << io::to_string(outputs.snapshot_format)
                 << " snapshot cannot record units or G: " << lost << "\n";
-    if (!(outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::gadget))
-      for (const char* key : {"gadget-precision", "gadget-ids"})
-        if (given(key))
-          std::cout << "note: --" << key
-                    << " unused: it applies to snapshots in Gadget binary (--snapshot-format "
-                       "gadget with --snapshot-every)\n";
   }
 
   RunResult res;
