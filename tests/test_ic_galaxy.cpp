@@ -437,6 +437,11 @@ TEST(Registry, NamesKeysAndErrors) {
   EXPECT_THROW(parse_model_params("a", mp), std::invalid_argument);
   EXPECT_THROW(make_model("disk", 1000, 1, {{"disk_Q", -1.0}}), std::invalid_argument);
   EXPECT_THROW(make_model("merger", 1000, 1, {{"mass_ratio", 2.0}}), std::invalid_argument);
+  // The documented bounds of disk_Rmax hold exactly (0.1 * 0.1 rounds above 0.01, which was
+  // refused), and only just beyond them is refused.
+  EXPECT_NO_THROW(make_model("disk", 500, 1, {{"disk_Rmax", 0.01}, {"disk_RQ", 0.005}}));
+  EXPECT_THROW(make_model("disk", 500, 1, {{"disk_Rmax", 0.0099}, {"disk_RQ", 0.005}}),
+               std::invalid_argument);
   for (const auto& name : model_names()) {
     EXPECT_FALSE(model_help(name).empty());
     const ParticleSet p = make_model(name, 2000, 1);

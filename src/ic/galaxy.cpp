@@ -153,9 +153,15 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
   // radius sampling and Sigma(R_Q) (for Q) over- or underflow, or take minutes, outside these
   // (a disk beyond 50 R_d holds e^-50 of its mass; one thicker than R_d is no disk).
   require(p.disk_z0 <= p.disk_Rd, "disk_z0", p.disk_z0, "must be <= disk_Rd");
-  require(Rmax_ >= 0.1 * p.disk_Rd && Rmax_ <= 50 * p.disk_Rd, "disk_Rmax", Rmax_,
+  // The bounds with a relative margin of 1e-12: disk_Rmax = 0.01 with disk_Rd = 0.1 is the
+  // documented bound, but 0.1 * 0.1 rounds to 0.010000000000000002.
+  const double rmax_rd = Rmax_ / p.disk_Rd;
+  require(rmax_rd >= 0.1 * (1 - 1e-12) && rmax_rd <= 50 * (1 + 1e-12), "disk_Rmax", Rmax_,
           "need 0.1 disk_Rd <= disk_Rmax <= 50 disk_Rd");
-  require(RQ_ <= Rmax_, "disk_RQ", RQ_, "must be <= disk_Rmax (Q is set inside the disk)");
+  require(RQ_ <= Rmax_ * (1 + 1e-12), "disk_RQ", RQ_,
+          p.disk_RQ > 0 ? "must be <= disk_Rmax (Q is set inside the disk)"
+                        : "the default, 2.43 disk_Rd, must be <= disk_Rmax (Q is set inside the "
+                          "disk): give a smaller disk_RQ");
   const double G = p.G, Md = p.disk_mass, Rd = p.disk_Rd;
   const double Mb = p.bulge_mass, ab = p.bulge_a;
 
