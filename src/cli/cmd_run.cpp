@@ -717,9 +717,11 @@ int cmd_run(int argc, char** argv) {
   // listed and stored their defaults (a merger run showed eccentricity=0.5 beside its own
   // model.eccentricity=1).
   const std::string ic_name = r["ic"].as<std::string>();
+  // Nor does a run from a particle file take a seed (--seed is refused there): seed=1 was listed.
   std::erase_if(effective, [&](const auto& kv) {
     return (kv.first == "eccentricity" && ic_name != "kepler") ||
-           (kv.first == "radius" && ic_name != "uniform");
+           (kv.first == "radius" && ic_name != "uniform") ||
+           (kv.first == "seed" && !is_model(ic_name));
   });
   // Their values as the model takes them: --model-param radius=2 printed and stored radius=1.
   if (is_model(ic_name)) {
