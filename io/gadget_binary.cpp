@@ -351,7 +351,11 @@ std::string gadget_binary_bytes(const ParticleSet& p, double time, const GadgetW
 
 void write_gadget_binary(const std::string& path, const ParticleSet& p, double time,
                          const GadgetWriteOptions& options) {
-  require_gadget_writable(p, options);  // before a temporary exists
+  try {
+    require_gadget_writable(p, options);  // before a temporary exists
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(path + ": " + e.what());  // the file it was to be
+  }
   write_stream_atomically(path, [&](std::ostream& s) {
     emit_gadget_binary(p, time, options, [&](std::string& piece) {
       s.write(piece.data(), static_cast<std::streamsize>(piece.size()));

@@ -690,8 +690,10 @@ TEST(IoGadget, SnapshotsAreWhatADefaultGadgetReadsUnlessAskedOtherwise) {
                      "Gadget ids"),
             std::string::npos)
       << msg;
-  EXPECT_EQ(test::invalid_argument_message(
-                [&] { require_writable(SnapshotFormat::gadget, big, WriteOptions{}); }),
+  // The same check before the run, and the file named when one is written (it was not).
+  EXPECT_EQ(path + ": " + test::invalid_argument_message([&] {
+              require_writable(SnapshotFormat::gadget, big, WriteOptions{});
+            }),
             msg);
   EXPECT_FALSE(std::filesystem::exists(path));
   WriteOptions w64;

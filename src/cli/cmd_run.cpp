@@ -682,8 +682,12 @@ int cmd_run(int argc, char** argv) {
   // Snapshots the format cannot hold (Gadget binary: 32-bit ids) fail before the run starts,
   // not at its first snapshot.
   const auto require_snapshots_writable = [&](const ParticleSet& q) {
-    if (outputs.snapshots.every > 0)
-      io::require_writable(outputs.snapshot_format, q, outputs.write);
+    if (outputs.snapshots.every > 0) try {
+        io::require_writable(outputs.snapshot_format, q, outputs.write);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument("--snapshot-format " + io::to_string(outputs.snapshot_format) +
+                                    ": " + e.what());
+      }
   };
   try {
     outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
