@@ -267,6 +267,17 @@ TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
               noted)
         << criterion << ": " << text.str();
   }
+  // So is an alpha list without the relative criterion (it was ignored unsaid).
+  for (const auto& [criterion, noted] : {std::pair<std::string, bool>{"--criterion barnes94", true},
+                                         {"--criterion barnes94,relative", false},
+                                         {"", false}}) {
+    ASSERT_EQ(run("-n 2000 --targets 50 --alpha 0.01 " + criterion + " >/dev/null 2>" + err), 0);
+    std::ifstream e(err);
+    std::stringstream text;
+    text << e.rdbuf();
+    EXPECT_EQ(text.str().find("--alpha 0.01 is unused here") != std::string::npos, noted)
+        << criterion << ": " << text.str();
+  }
   fs::remove_all(dir);
 }
 

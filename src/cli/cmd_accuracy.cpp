@@ -93,6 +93,14 @@ int cmd_accuracy(int argc, char** argv) {
               << " is unused here (--criterion auto is relative, whose rows follow --alpha; "
                  "its bootstrap pass runs at the walk's default theta); for a theta scan add "
                  "--criterion barnes94 (or bh, bmax)\n";
+  // Likewise --alpha without the relative criterion (auto is relative): it was ignored unsaid.
+  const bool relative = std::any_of(criteria.begin(), criteria.end(),
+                                    [](const auto& c) { return !c || *c == Criterion::relative; });
+  if (!relative && r.count("alpha") &&
+      std::any_of(alphas.begin(), alphas.end(), [](double a) { return !std::isnan(a); }))
+    std::cerr << "hoshi accuracy: note: --alpha " << r["alpha"].as<std::string>()
+              << " is unused here (it is the relative criterion's tolerance); add --criterion "
+                 "relative to the list for its rows\n";
   std::vector<int> orders;
   for (const auto& s : parse_string_list(r["order"].as<std::string>(), "--order")) {
     if (s != "1" && s != "2")
