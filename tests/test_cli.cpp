@@ -731,6 +731,36 @@ TEST(Cli, BenchAndAnalyzeInputErrorsComeBeforeTheirTables) {
   }
 }
 
+// analyze --bound takes the run's softening from the snapshot unless --softening is given (its
+// default 0 unbound a softened run's particles in another potential than the run's).
+TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
+  const fs::path d = scratch();
+  const std::string run = (d / "run").string();
+  // eps 0.5 in a Plummer sphere of scale ~0.6: a much shallower potential, fewer bound.
+  ASSERT_EQ(hoshi("run -n 1000 --softening 0.5 --kernel spline --t-end 0 --snapshot-every 1 "
+                  "--quiet --out " +
+                      run,
+                  d)
+                .status,
+            0);
+  const auto bound_mass = [&](const std::string& extra) {
+    const fs::path csv = d / "a.csv";
+    const Result r = hoshi("analyze " + run + "/snapshot_000.hdf5 --bound --overwrite --csv " +
+                               csv.string() + " " + extra,
+                           d);
+    EXPECT_EQ(r.status, 0) << extra << ": " << r.err;
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    std::getline(in, line);
+    return std::stod(line.substr(line.rfind(',') + 1));
+  };
+  const double recorded = bound_mass("");
+  EXPECT_EQ(recorded, bound_mass("--softening 0.5 --kernel spline"));
+  EXPECT_NE(recorded, bound_mass("--softening 0.5"));  // the kernel was taken too
+  EXPECT_LT(recorded, bound_mass("--softening 0"));
+}
+
 TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   // run1/snap.csv and run2/snap.csv: the profiles are named after the directories that tell
   // them apart; a bad input among the snapshots leaves no profile written; one snapshot given

@@ -16,6 +16,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
+#include "core/number_text.hpp"
 #include "io/atomic_file.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
@@ -147,7 +148,9 @@ int cmd_analyze(int argc, char** argv) {
       "analyse only particles with BEGIN <= id < END, given as BEGIN:END (e.g. one "
       "component of a galaxy model: halo, then disk, then bulge ids)",
       cxxopts::value<std::string>())(
-      "bound", "compute the bound mass (iterative unbinding; uses --solver/--softening)")(
+      "bound",
+      "compute the bound mass (iterative unbinding; uses --solver and --softening, whose "
+      "default is then the run's softening and kernel as the snapshot records them, else 0)")(
       "overwrite", "replace existing output files");
   add_solver_options(o);
   add_threads_option(o);
@@ -270,6 +273,32 @@ int cmd_analyze(int argc, char** argv) {
     // G of the snapshot's units (vcirc and the bound mass), unless -G is given.
     SolverConfig snap_cfg = cfg;
     if (!r.count("G")) snap_cfg.G = io::snapshot_G(s);
+    // The bound mass with the run's softening as the snapshot records it (/Parameters), unless
+    // --softening is given: with the default 0 a softened run's remnant came out with another
+    // potential than the one it was run in.
+    if (bound && !r.count("softening")) {
+      const io::ParamValue* e = io::find_param(s.parameters, "softening");
+      const double* eps = e ? std::get_if<double>(e) : nullptr;
+      const std::int64_t* eps_int = e ? std::get_if<std::int64_t>(e) : nullptr;
+      if (eps || eps_int) {
+        const double v = eps ? *eps : static_cast<double>(*eps_int);
+        if (!(v >= 0) || !std::isfinite(v))
+          throw std::invalid_argument(path + ": field /Parameters/softening: value " +
+                                      io::to_string(*e) + " (must be >= 0; give --softening)");
+        snap_cfg.eps = v;
+        const io::ParamValue* k = io::find_param(s.parameters, "kernel");
+        if (k && !r.count("kernel")) try {
+            snap_cfg.softening = parse_softening(io::to_string(*k));
+          } catch (const std::invalid_argument&) {
+            throw std::invalid_argument(path + ": field /Parameters/kernel: value '" +
+                                        io::to_string(*k) + "' (give --kernel)");
+          }
+        if (path == files.front())
+          std::cerr << "hoshi analyze: --bound with the softening the snapshot records: "
+                    << number_text(v) << " (" << to_string(snap_cfg.softening)
+                    << "; --softening overrides)\n";
+      }
+    }
     double mass = 0;
     for (double m : p.m) mass += m;
     const Vec3 com = centre_of_mass(p), vcom = centre_of_mass_velocity(p);
