@@ -186,7 +186,10 @@ class ScaledSolver final : public GravitySolver {
       : c_(c), kind_(kind), backend_(backend), unscaled_(make_resolved(c, kind, backend)) {}
 
   ForceStats compute(ParticleSet& p) override {
-    const SetSize size = set_size(p);
+    SetSize size = set_size(p);
+    // The length unit follows the softening when it is the larger: a system of 1e-11 with eps 1
+    // scaled to unit size had eps 2^36, and m / eps^3 flushed to zero in the float walks.
+    size.extent = std::max(size.extent, c_.eps);
     const ForceStats st = compute_scaled(p, exponents_of(size));
     for (std::size_t i = 0; i < p.size(); ++i)
       if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
