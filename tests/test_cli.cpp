@@ -787,6 +787,15 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   EXPECT_NE(ra, rb);  // two seeds, two profiles: neither file is the other's
   EXPECT_TRUE(fs::exists(prof / "run1_snap_disk.csv"));
   EXPECT_TRUE(fs::exists(prof / "run2_snap_disk.csv"));
+  // The table on stdout names the rows as the profiles are named (both rows read "snap").
+  const fs::path table = d / "table.txt";
+  ASSERT_EQ(std::system((std::string(HOSHI_EXE) + " analyze " + a.string() + " " + b.string() +
+                         " > " + table.string() + " 2>/dev/null")
+                            .c_str()),
+            0);
+  const std::string rows = read(table);
+  EXPECT_NE(rows.find("\nrun1_snap "), std::string::npos) << rows;
+  EXPECT_NE(rows.find("\nrun2_snap "), std::string::npos) << rows;
 
   const fs::path prof2 = d / "prof2";
   Result bad = hoshi(

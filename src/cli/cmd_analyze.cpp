@@ -25,10 +25,6 @@ namespace hoshi::cli {
 
 namespace {
 
-std::string stem(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
-}
-
 // The profile files' base name of each snapshot: its stem (run/snapshot_010.hdf5:
 // snapshot_010), and where two snapshots share a stem, as many of their parent directories as
 // tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010); two files of one
@@ -252,7 +248,11 @@ int cmd_analyze(int argc, char** argv) {
   bool header_printed = false;
   std::vector<RadialProfile> radial;
   std::vector<DiskProfile> disk;
-  for (const auto& path : files) {
+  // The table names each snapshot as its profiles are named: two snapshot_010 rows of two runs
+  // were indistinguishable.
+  const std::vector<std::string> names = profile_names(files);
+  for (std::size_t file = 0; file < files.size(); ++file) {
+    const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
     // file's units (tipsy: its G = 1 units).
     io::LoadedSnapshot s = io::load_snapshot(path);
@@ -321,7 +321,7 @@ int cmd_analyze(int argc, char** argv) {
                 << "\n";
       header_printed = true;
     }
-    std::cout << std::left << std::setw(24) << stem(path) << std::setw(10) << t << std::setw(10)
+    std::cout << std::left << std::setw(24) << names[file] << std::setw(10) << t << std::setw(10)
               << p.size() << std::setw(12) << mass << std::setw(12) << lr[0] << std::setw(12)
               << lr[1] << std::setw(12) << lr[2];
     if (bound) std::cout << mb;

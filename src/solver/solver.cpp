@@ -186,11 +186,18 @@ class ScaledSolver final : public GravitySolver {
       : c_(c), kind_(kind), backend_(backend), unscaled_(make_resolved(c, kind, backend)) {}
 
   ForceStats compute(ParticleSet& p) override {
-    SetSize size = set_size(p);
-    // The length unit follows the softening when it is the larger: a system of 1e-11 with eps 1
-    // scaled to unit size had eps 2^36, and m / eps^3 flushed to zero in the float walks.
-    size.extent = std::max(size.extent, c_.eps);
-    const ForceStats st = compute_scaled(p, exponents_of(size));
+    const SetSize size = set_size(p);
+    ScaleExponents k = exponents_of(size);
+    // A softening far larger than the system: scaled to unit size, a cluster of 8 ulp with eps
+    // 1e-3 had eps 2^39, and m / eps^3 flushed to zero in the float walks. The length unit is
+    // then at most 2^20 below eps, while the positions stay within 2^100 of it (float's range;
+    // beyond, eps^2 or the positions cannot both be float32 numbers, and the set fails as
+    // before with the message of nonfinite_message).
+    if (c_.eps > 0 && std::isfinite(c_.eps)) {
+      const int by_eps = static_cast<int>(std::lround(std::log2(c_.eps))) - 20;
+      if (by_eps > k.length && by_eps - k.length <= 100) k.length = by_eps;
+    }
+    const ForceStats st = compute_scaled(p, k);
     for (std::size_t i = 0; i < p.size(); ++i)
       if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
         throw std::invalid_argument(nonfinite_message(p, i));
