@@ -172,8 +172,13 @@ inline double far_distance2(double radius, double local_ratio) {
 //    M d^(order + 1), bounded by q / d^2 (order 1) and b_max q / d^3 (order 2), where
 //    q = sum m |y|^2 / M (mr2 / m), small for a cell whose mass sits at its centre of mass
 //    whatever its b_max; or
-//  * (relative criterion) at most a tenth of what the criterion allows a cell, alpha |a_old| / G
-//    of the group (a light cell, whatever its shape).
+//  * (relative criterion) at most a hundredth of what the criterion allows a cell,
+//    alpha |a_old| / G of the group (a light cell, whatever its shape). The expansion's
+//    truncation errors of a group's ~100 far cells add up with one sign (the multipole errors
+//    that the criterion bounds partly cancel), which a tenth let through where |a_old| is a
+//    small residual of large pulls: an evenly spaced softened ring of 2e5, p99 1.2e-2 (a
+//    hundredth: 1.3e-3; none: 5.5e-4); Plummer 1e5 and 1e6, Hernquist and disk 1e5 keep their
+//    errors and all but 0.3 of their p-c terms per particle (2026-12-01).
 // A compact heavy cell keeps its particle-cell term instead: a single particle is exact there,
 // and a star's or a black hole's force taken through the expansion was off by up to 1.3%
 // (2026-11-30 audit: a point mass beside a 140-particle cloud, p99 7.9e-3 against 7e-7 without
@@ -183,11 +188,11 @@ struct FarRule {
   double far_d2 = std::numeric_limits<double>::infinity();
   double radius2 = 0;
   int order = 2;
-  double light2 = 0;  // (alpha |a_old| / G / 10)^2 of the group, relative criterion; else 0
+  double light2 = 0;  // (alpha |a_old| / G / 100)^2 of the group, relative criterion; else 0
   FarRule() = default;
   FarRule(double radius, double local_ratio, int order_, Criterion criterion, double alpha_a)
       : far_d2(far_distance2(radius, local_ratio)), radius2(radius * radius), order(order_) {
-    if (criterion == Criterion::relative && alpha_a > 0) light2 = 0.01 * alpha_a * alpha_a;
+    if (criterion == Criterion::relative && alpha_a > 0) light2 = 1e-4 * alpha_a * alpha_a;
   }
   bool far(const TreeNode& n, double d2) const {
     if (!(d2 > far_d2)) return false;
