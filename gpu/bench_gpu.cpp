@@ -285,7 +285,7 @@ std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& step
     g << buf;
   }
   if (!any_direct) g << "#   direct kernel >= 60% of float32 peak: not measured (no N >= 2^16)\n";
-  for (const std::string solver : {"tree", "tree/g", "tree/l"}) {
+  for (const std::string solver : {"tree", "tree/g", "tree/l", "tree/l7", "tree/l8"}) {
     const Row* r = nullptr;
     for (const Row& x : rows)
       if (x.solver == solver && x.n == kMillion) r = &x;
