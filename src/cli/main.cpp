@@ -52,7 +52,7 @@ void print_help(std::ostream& out) {
 
 void print_version() {
   std::cout << "hoshi " << HOSHI_VERSION << "\n"
-            << "CPU direct kernel: " << hoshi::direct_simd_name() << "\n";
+            << "CPU SIMD kernels (direct and tree): " << hoshi::direct_simd_name() << "\n";
   // How idle OpenMP threads wait (limit_openmp_spinning, below).
   const char* policy = std::getenv("OMP_WAIT_POLICY");
   const char* spin = std::getenv("GOMP_SPINCOUNT");
