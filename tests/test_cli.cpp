@@ -443,6 +443,15 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: --dt 0.0078125 is "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("dynamical times"), std::string::npos) << r.err;
+  // The suggested step: the power of two at or below a sixteenth of the time named.
+  const auto named = r.err.find(") = ");
+  const auto tried = r.err.find("try --dt ");
+  ASSERT_TRUE(named != std::string::npos && tried != std::string::npos) << r.err;
+  const double t_dyn = std::stod(r.err.substr(named + 4));
+  const double dt = std::stod(r.err.substr(tried + 9));
+  EXPECT_LE(dt, t_dyn / 16) << r.err;
+  EXPECT_GT(dt, t_dyn / 32) << r.err;
+  EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << r.err;
   // Two such disks in a merger: radii about the density centre (about the centre of mass,
   // between the galaxies, the merger got no warning even at dt 0.5).
   for (const char* model : {"disk -n 4000", "merger -n 8000"}) {

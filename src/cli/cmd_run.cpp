@@ -202,12 +202,21 @@ void append_params(std::vector<std::string>& args, const std::string& source,
 void warn_long_step(const RunConfig& cfg, const ParticleSet& p) {
   if (cfg.eta > 0 || p.size() < 2) return;
   const DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
-  if (d.t > 0 && cfg.dt > 0.25 * d.t)
+  if (d.t > 0 && cfg.dt > 0.25 * d.t) {
+    // The suggestion: the power of two at or below a sixteenth of that time (the default step
+    // is ~1/60 of a Plummer sphere's, ~1/13 of the default disk's; models.md's Jaffe example
+    // conserves energy to 2e-5 at ~1/12), written as 1/2^k too when below 1.
+    const double suggest = std::exp2(std::floor(std::log2(d.t / 16)));
+    std::ostringstream try_dt;
+    try_dt << number_text(suggest);
+    if (suggest < 1 && suggest >= 0x1p-60)
+      try_dt << " = 1/" << static_cast<std::uint64_t>(std::llround(1 / suggest));
     std::cerr << "hoshi run: warning: --dt " << cfg.dt << " is " << cfg.dt / d.t
               << " dynamical times sqrt(r^3 / (G M(<r))) = " << d.t << " at the radius holding "
               << 100 * d.fraction
               << "% of these particles; steps this long do not follow their orbits (try --dt "
-              << d.t / 50 << ", or --eta)\n";
+              << try_dt.str() << ", or --eta)\n";
+  }
 }
 
 // The effective value of every run option: defaults overlaid with what was given.
