@@ -215,11 +215,13 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
                                 " exceeds the 2^32 particles of one device");
   // The device keeps the run's units (make_solver's solvers rescale a set far from unit size
   // and mass; the device-resident state is not rescaled): refuse a set whose float32 terms
-  // would leave float's range rather than step it with flushed or infinite terms.
-  if (const ScaleExponents k = scale_exponents(p); !k.in_range())
+  // would leave float's range rather than step it with flushed or infinite terms. The
+  // softening counts as a length (make_solver's rule: a softening far beyond the system's size
+  // sets the unit).
+  if (const ScaleExponents k = scale_exponents(p, config.eps); !k.in_range())
     throw std::invalid_argument(
-        "--backend cuda: device-resident steps need a system whose size and mass are within "
-        "2^" +
+        "--backend cuda: device-resident steps need a system whose size (or softening, where "
+        "larger) and mass are within 2^" +
         std::to_string(kMaxUnscaledExponent) + " of 1 in the run's units (here 2^" +
         std::to_string(k.length) + " and 2^" + std::to_string(k.mass) +
         "); use other units (--units galaxy, or rescaled input) or --backend cpu");

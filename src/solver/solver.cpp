@@ -186,18 +186,7 @@ class ScaledSolver final : public GravitySolver {
       : c_(c), kind_(kind), backend_(backend), unscaled_(make_resolved(c, kind, backend)) {}
 
   ForceStats compute(ParticleSet& p) override {
-    const SetSize size = set_size(p);
-    ScaleExponents k = exponents_of(size);
-    // A softening far larger than the system: scaled to unit size, a cluster of 8 ulp with eps
-    // 1e-3 had eps 2^39, and m / eps^3 flushed to zero in the float walks. The length unit is
-    // then at most 2^20 below eps, while the positions stay within 2^100 of it (float's range;
-    // beyond, eps^2 or the positions cannot both be float32 numbers, and the set fails as
-    // before with the message of nonfinite_message).
-    if (c_.eps > 0 && std::isfinite(c_.eps)) {
-      const int by_eps = static_cast<int>(std::lround(std::log2(c_.eps))) - 20;
-      if (by_eps > k.length && by_eps - k.length <= 100) k.length = by_eps;
-    }
-    const ForceStats st = compute_scaled(p, k);
+    const ForceStats st = compute_scaled(p, scale_exponents(p, c_.eps));
     for (std::size_t i = 0; i < p.size(); ++i)
       if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
         throw std::invalid_argument(nonfinite_message(p, i));
@@ -310,6 +299,21 @@ class ScaledSolver final : public GravitySolver {
 
 ScaleExponents scale_exponents(const ParticleSet& p) {
   return exponents_of(set_size(p));
+}
+
+ScaleExponents scale_exponents(const ParticleSet& p, double eps) {
+  ScaleExponents k = scale_exponents(p);
+  if (!(eps > 0) || !std::isfinite(eps) || p.size() == 0) return k;
+  const int e = static_cast<int>(std::lround(std::log2(eps)));
+  if (e <= k.length) return k;
+  if (e - k.length > kMaxSofteningOverSize)
+    throw std::invalid_argument(
+        "softening " + number_text(eps) + ": more than 2^" + std::to_string(kMaxSofteningOverSize) +
+        " times the system's size (2^" + std::to_string(k.length) +
+        "), where every float32 force term underflows; use a softening near the interparticle "
+        "distance, or --solver direct --precision double");
+  k.length = e;
+  return k;
 }
 
 namespace {

@@ -156,6 +156,13 @@ struct ScaleExponents {
   }
 };
 ScaleExponents scale_exponents(const ParticleSet& p);
+// The same with the softening: the length unit is eps where eps is the larger (a cluster of 8
+// ulp with eps 1e-3, scaled to unit size, had eps 2^39 and every m / eps^3 flushed to zero in
+// the float walks). In units of eps, a pair's acceleration is ~ m (size / eps); past
+// kMaxSofteningOverSize (with per-particle masses down to 2^-30 of the total, float's smallest
+// normal 2^-126 is then near) std::invalid_argument names the softening.
+constexpr int kMaxSofteningOverSize = 90;
+ScaleExponents scale_exponents(const ParticleSet& p, double eps);
 
 // Names used on the command line and in files.
 std::string to_string(SolverKind);
