@@ -122,7 +122,8 @@ if [ "${GPU_CHECK_SANITIZE:-1}" != 0 ]; then
     # compute-sanitizer has it): faster, and no report from CUB's kernels (racecheck has flagged
     # CUB internals before) can pass for one of ours.
     filter=
-    "$sanitizer" --help 2>&1 | grep -q -- '--kernel-name' && filter=1
+    help_text=$("$sanitizer" --help 2>&1 || true)  # whole, then searched: no SIGPIPE under pipefail
+    case $help_text in *--kernel-name*) filter=1 ;; esac
     for tool in racecheck synccheck; do
       for spec in "test_gpu_tree:tree_walk_lists:*cuda_*lists*:*ListsOccupancy*" \
         "test_gpu_direct:direct_forces_kernel:*Prefetch*"; do

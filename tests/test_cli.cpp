@@ -805,6 +805,19 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   const std::string rows = read(table);
   EXPECT_NE(rows.find("\nrun1_snap "), std::string::npos) << rows;
   EXPECT_NE(rows.find("\nrun2_snap "), std::string::npos) << rows;
+  // Three snapshots of one stem: each named with its directory (the third kept the bare stem
+  // once the first two differed).
+  fs::create_directories(d / "run3");
+  ASSERT_EQ(hoshi("ic -n 400 --seed 3 --out " + (d / "run3" / "snap.csv").string(), d).status, 0);
+  ASSERT_EQ(
+      std::system((std::string(HOSHI_EXE) + " analyze " + a.string() + " " + b.string() + " " +
+                   (d / "run3" / "snap.csv").string() + " > " + table.string() + " 2>/dev/null")
+                      .c_str()),
+      0);
+  EXPECT_NE(read(table).find("\nrun3_snap "), std::string::npos) << read(table);
+  // Without --profiles one file may be given twice: two rows (it was refused as a profile
+  // clash once the rows were named like the profiles).
+  EXPECT_EQ(hoshi("analyze " + a.string() + " " + a.string(), d).status, 0);
 
   const fs::path prof2 = d / "prof2";
   Result bad = hoshi(

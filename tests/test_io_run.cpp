@@ -1193,6 +1193,29 @@ TEST(IoRun, BasicModelKeysAreStoredAsTheModelTookThem) {
   }
 }
 
+// A restart refuses the options that shaped no particle of its checkpoint as it refuses the
+// others: a file run's --seed (no longer stored, so nothing was compared: accepted unsaid),
+// --radius of a model that is not uniform.
+TEST(IoRun, RestartRefusesModelOptionsItsParticlesDidNotTake) {
+  ScratchDir dir("run");
+  const std::string in = dir.file("p.csv"), a = dir.file("A"), b = dir.file("B"),
+                    log = dir.file("log");
+  ASSERT_EQ(hoshi("ic -n 200 --out " + in, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic " + in + " --dt 0.01 --t-end 0.02 --quiet --out " + a, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run -n 200 --dt 0.01 --t-end 0.02 --quiet --out " + b, log), 0)
+      << test::read_all(log);
+  for (const auto& [dirname, option] : {std::pair{a, std::string("--seed 5")},
+                                        {a, "--radius 2"},
+                                        {b, "--radius 2"},
+                                        {b, "--eccentricity 0.3"}}) {
+    EXPECT_EQ(hoshi("run --restart " + dirname + " --t-end 0.04 " + option, log), 2) << option;
+    EXPECT_NE(test::read_all(log).find("the checkpoint's particles continue"), std::string::npos)
+        << option << ": " << test::read_all(log);
+  }
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.04 --quiet", log), 0) << test::read_all(log);
+}
+
 TEST(IoRun, UnknownParameterNamesNearestKey) {
   ScratchDir dir("run");
   const std::string params = dir.file("bad.yml"), out = dir.file("X"), log = dir.file("log");

@@ -42,6 +42,11 @@ std::vector<std::string> profile_names(const std::vector<std::string>& files) {
       parts[i].push_back(d.filename().string());
   }
   std::vector<std::size_t> depth(files.size(), 1);
+  // Every snapshot whose stem another one shares gets its parent directory at least (with
+  // three snapshot_000 of three runs, the third kept the bare stem once the first two differed).
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < files.size(); ++j)
+      if (i != j && parts[i][0] == parts[j][0] && parts[i].size() > 1) depth[i] = 2;
   const auto name = [&](std::size_t i) {
     std::string s = parts[i][0];
     for (std::size_t k = 1; k < depth[i]; ++k) s = parts[i][k] + "_" + s;
@@ -250,7 +255,16 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<DiskProfile> disk;
   // The table names each snapshot as its profiles are named: two snapshot_010 rows of two runs
   // were indistinguishable.
-  const std::vector<std::string> names = profile_names(files);
+  // Without --profiles a file may be given twice (two rows); its rows then share a name.
+  std::vector<std::string> names;
+  try {
+    names = profile_names(files);
+  } catch (const std::invalid_argument&) {
+    if (!prof_dir.empty()) throw;
+    for (const auto& f : files) names.push_back(std::filesystem::path(f).stem().string());
+  }
+  int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
+  for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
@@ -315,15 +329,15 @@ int cmd_analyze(int argc, char** argv) {
     if (bound) table << mb;
     table << "\n";
     if (!header_printed) {
-      std::cout << std::left << std::setw(24) << "snapshot" << std::setw(10) << "time"
+      std::cout << std::left << std::setw(name_width) << "snapshot" << std::setw(10) << "time"
                 << std::setw(10) << "n" << std::setw(12) << "mass" << std::setw(12) << "r10"
                 << std::setw(12) << "r50" << std::setw(12) << "r90" << (bound ? "bound_mass" : "")
                 << "\n";
       header_printed = true;
     }
-    std::cout << std::left << std::setw(24) << names[file] << std::setw(10) << t << std::setw(10)
-              << p.size() << std::setw(12) << mass << std::setw(12) << lr[0] << std::setw(12)
-              << lr[1] << std::setw(12) << lr[2];
+    std::cout << std::left << std::setw(name_width) << names[file] << std::setw(10) << t
+              << std::setw(10) << p.size() << std::setw(12) << mass << std::setw(12) << lr[0]
+              << std::setw(12) << lr[1] << std::setw(12) << lr[2];
     if (bound) std::cout << mb;
     std::cout << "\n";
     if (!prof_dir.empty()) {

@@ -272,7 +272,7 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
 // file's .param). Says how many it removed. Only where an earlier hoshi run was (its
 // energy.csv or checkpoint): Gadget-4, AREPO and SWIFT also name their outputs
 // snapshot_NNN.hdf5, and a directory of theirs keeps them.
-void remove_earlier_run_outputs(const std::string& dir, const std::string& input, bool quiet) {
+void remove_earlier_run_outputs(const std::string& dir, const std::string& input) {
   namespace fs = std::filesystem;
   {
     std::ifstream log(dir + "/energy.csv");
@@ -320,8 +320,7 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
     if (!fs::remove(f, ec) && ec)
       throw std::runtime_error("--overwrite " + dir + ": cannot remove " + f.string() + ": " +
                                ec.message());
-  (void)quiet;  // said with --quiet too: files were deleted
-  if (!old.empty())
+  if (!old.empty())  // said with --quiet too: files were deleted
     std::cout << "hoshi run: --overwrite: removed " << old.size()
               << " output file(s) of an earlier run from " << dir << "/\n";
 }
@@ -620,6 +619,19 @@ int cmd_run(int argc, char** argv) {
                                     change->second + " with --restart " + restart_dir +
                                     ": the checkpoint's particles continue (it was " +
                                     change->first + "); start a new run to change it");
+    // Options that shaped no particle of the checkpoint's (a file run's --seed, --radius of
+    // another model than uniform): nothing stored to compare with, and as ignored.
+    const std::string ic_was = r["ic"].as<std::string>();
+    for (const auto& [key, applies] : {std::pair<const char*, bool>{"seed", is_model(ic_was)},
+                                       {"radius", ic_was == "uniform"},
+                                       {"eccentricity", ic_was == "kepler"}})
+      if (first.count(key) && !applies && !io::find_param(checkpoint.info.parameters, key))
+        throw std::invalid_argument(
+            "--" + std::string(key) + " " +
+            (std::string(key) == "seed" ? std::to_string(first[key].as<std::uint64_t>())
+                                        : first[key].as<std::string>()) +
+            " with --restart " + restart_dir + ": the checkpoint's particles continue (--ic " +
+            ic_was + "); start a new run to change them");
     // The force settings may change; the checkpoint's accelerations are then those of the old
     // ones, and the restored state's forces are computed again (RunStart::recompute_forces).
     for (const char* key :
@@ -738,7 +750,12 @@ int cmd_run(int argc, char** argv) {
   });
   // Their values as the model takes them: --model-param radius=2 printed and stored radius=1.
   if (is_model(ic_name)) {
-    const ModelParams mp = model_params_with_options(r);
+    ModelParams mp;
+    try {
+      mp = model_params_with_options(r);  // radius: abc in a parameter file names the file
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(with_source(e));
+    }
     for (auto& [k, v] : effective)
       if (const auto it = mp.find(k == "eccentricity" ? "e" : k);
           (k == "eccentricity" || k == "radius") && it != mp.end())
@@ -764,7 +781,13 @@ int cmd_run(int argc, char** argv) {
     for (const auto& [k, v] : checkpoint.info.parameters)
       if (k.rfind("model.", 0) == 0) outputs.parameters.emplace_back(k, v);
   } else {
-    for (const auto& [k, v] : model_parameters(r)) {
+    std::vector<std::pair<std::string, ModelValue>> model;
+    try {
+      model = model_parameters(r);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(with_source(e));
+    }
+    for (const auto& [k, v] : model) {
       if (const auto* d = std::get_if<double>(&v))
         outputs.parameters.emplace_back(k, *d);
       else
@@ -949,7 +972,7 @@ int cmd_run(int argc, char** argv) {
     // created or removed before.
     cfg.prepare_output = [&cfg, &r, ic_name] {
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
-      remove_earlier_run_outputs(cfg.out_dir, ic_name, cfg.quiet);
+      remove_earlier_run_outputs(cfg.out_dir, ic_name);
     };
   }
   outputs.forces = describe_forces(cfg.solver, p.size());

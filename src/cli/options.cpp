@@ -286,8 +286,13 @@ ModelParams model_params_with_options(const cxxopts::ParseResult& r) {
   ModelParams params = given_model_params(r);
   // --radius and --eccentricity are the uniform and kepler models' keys under another name
   // (initial_conditions refuses one given both ways).
-  if (ic == "uniform" && r.count("radius")) params["radius"] = number(r, "radius");
-  if (ic == "kepler" && r.count("eccentricity")) params["e"] = number(r, "eccentricity");
+  // A key given both ways is refused for a new run; a restart of a checkpoint from before
+  // 2026-12-01 passes back both its stored radius=1 and model-param radius=2, of which the
+  // second made the particles.
+  if (ic == "uniform" && r.count("radius") && !params.count("radius"))
+    params["radius"] = number(r, "radius");
+  if (ic == "kepler" && r.count("eccentricity") && !params.count("e"))
+    params["e"] = number(r, "eccentricity");
   return params;
 }
 

@@ -65,9 +65,9 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
 // be given (on the command line or in a parameter file).
 void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models = false);
 
-// Every effective parameter (defaults included) of the registry model that --ic and
-// --model-param select, as ("model.KEY", value); empty when --ic is not built by the registry
-// (a particle file, or plummer/uniform/kepler without --model-param). Written to /Parameters.
+// Every effective parameter (defaults included) of the model that --ic, --model-param,
+// --radius and --eccentricity select, as ("model.KEY", value); empty for a particle file (and
+// for plummer, which has none). Written to /Parameters.
 std::vector<std::pair<std::string, ModelValue>> model_parameters(const cxxopts::ParseResult& r);
 // The model keys given (--model-param), with --radius (uniform) and --eccentricity (kepler) as
 // the model keys they set.
