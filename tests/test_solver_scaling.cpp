@@ -114,11 +114,32 @@ TEST(SolverScaling, LargeSystemIsAsAccurateAsTheUnitOne) {
   EXPECT_NEAR(p99[2], p99[0], 0.1 * p99[0]);
 }
 
+// The largest acceleration error of q against r relative to the median |a| of r: inside a
+// softening the field is harmonic, a = G M (x_com - x) / eps^3, so a particle near the centre
+// of mass feels a residual of cancelling terms, whose own relative error is float round-off
+// magnified (float direct summation: up to 1e-3 of such a particle's |a|, 1e-5 at p99); against
+// the typical |a| the round-off of 2000 float terms is ~ sqrt(2000) 2^-24 ~ 3e-6.
+double max_error_of_typical(const ParticleSet& q, const ParticleSet& r) {
+  std::vector<double> a;
+  for (std::size_t i = 0; i < r.size(); ++i)
+    a.push_back(std::sqrt(r.ax[i] * r.ax[i] + r.ay[i] * r.ay[i] + r.az[i] * r.az[i]));
+  std::vector<double> sorted = a;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  double worst = 0;
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    const double dx = q.ax[i] - r.ax[i], dy = q.ay[i] - r.ay[i], dz = q.az[i] - r.az[i];
+    worst = std::max(worst, std::sqrt(dx * dx + dy * dy + dz * dz) / median);
+  }
+  return worst;
+}
+
 // A softening far larger than the system: the length unit follows the softening too. Scaled by
 // its extent alone, 2000 particles within 8 ulp of (1, 1, 1) with eps 1e-3 became a system of
 // unit size with eps ~2^39, whose m / eps^3 terms fell below float's normal range and were
-// flushed to zero: every acceleration was 0 (2026-12-01 audit). Inside such a softening the
-// field is harmonic and smooth; the tree's error is float round-off (~1e-7; bound 1e-5).
+// flushed to zero: errors of order the forces themselves (p99 0.14 of each |a|; 2026-12-01
+// audit). Now float round-off: within 1e-4 of the typical |a| (max_error_of_typical; measured
+// ~1e-6), also with the scalar SIMD path.
 TEST(SolverScaling, SofteningFarLargerThanTheSystemSetsTheScale) {
   ParticleSet p = make_plummer(2000, 49);
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -135,15 +156,7 @@ TEST(SolverScaling, SofteningFarLargerThanTheSystemSetsTheScale) {
   auto tree = make_solver(config(SolverKind::tree, 1e-3), q.size());
   tree->compute(q);
   tree->compute(q);
-  std::vector<double> err;
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    const double dx = q.ax[i] - ref.ax[i], dy = q.ay[i] - ref.ay[i], dz = q.az[i] - ref.az[i];
-    const double a2 = ref.ax[i] * ref.ax[i] + ref.ay[i] * ref.ay[i] + ref.az[i] * ref.az[i];
-    if (a2 > 0) err.push_back(std::sqrt((dx * dx + dy * dy + dz * dz) / a2));
-  }
-  ASSERT_GT(err.size(), p.size() / 2);  // particles at the centre of mass feel nothing
-  std::sort(err.begin(), err.end());
-  EXPECT_LT(err[err.size() * 99 / 100], 1e-5);
+  EXPECT_LT(max_error_of_typical(q, ref), 1e-4);
   // Further out, eps 1e-3 over a sphere of 1e-24 (2^-70 of eps; a length unit 2^20 below eps
   // gave zeros from ~2^-60 on, 2026-12-01 review): still float round-off. Beyond 2^90 the terms
   // underflow in any unit: refused, naming the softening.
@@ -159,11 +172,27 @@ TEST(SolverScaling, SofteningFarLargerThanTheSystemSetsTheScale) {
     }
     solver->compute(q);
     solver->compute(q);
-    double worst = 0;
-    for (std::size_t i = 0; i < q.size(); ++i)
-      worst = std::max(worst, std::abs(q.ax[i] - r.ax[i]) / std::abs(r.ax[i]));
-    EXPECT_LT(worst, 1e-4) << size;
+    EXPECT_LT(max_error_of_typical(q, r), 1e-4) << size;
   }
+}
+
+// Within the rescaled range a system may still sit deep inside its softening: a Plummer sphere
+// of size 1e-11 with eps 1 (no rescaling: eps is the unit). The group walk's local expansions,
+// formed in units of a group's radius, had coefficients ~ (radius / eps)^5 below float's range,
+// flushed to zero: barnes94 at theta 0.5, max error 5.4e-3 of the typical |a| (2026-12-01
+// audit; 1.8e-6 without local expansions). Past 4096 radii no expansion is formed (FarRule).
+TEST(SolverScaling, NoLocalExpansionsDeepInsideTheSoftening) {
+  ParticleSet p = make_plummer(2000, 51);
+  for (std::size_t i = 0; i < p.size(); ++i) p.x[i] *= 1e-11, p.y[i] *= 1e-11, p.z[i] *= 1e-11;
+  SolverConfig ref_cfg = config(SolverKind::direct, 1.0);
+  ref_cfg.precision = Precision::float64;
+  ParticleSet ref = p;
+  make_solver(ref_cfg, ref.size())->compute(ref);
+  SolverConfig c = config(SolverKind::tree, 1.0);
+  c.tree.criterion = Criterion::barnes94;
+  c.tree.theta = 0.5;
+  make_solver(c, p.size())->compute(p);
+  EXPECT_LT(max_error_of_typical(p, ref), 1e-4);
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
