@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "solver/accuracy.hpp"
@@ -254,29 +255,23 @@ TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
   EXPECT_GT(rows["relative  0.001"][1], rows["relative  0.02"][1]);
   EXPECT_LT(rows["barnes94 0.5 "][0], rows["barnes94 0.7 "][0]);
   // A theta list with only the default (relative) criterion is no theta scan: a note says so
-  // (the documented scans printed one relative row, silently).
+  // (the documented scans printed one relative row, silently). So is an alpha list without the
+  // relative criterion (it was ignored unsaid).
   const std::string err = (dir / "err.txt").string();
-  for (const auto& [criterion, noted] : {std::pair<std::string, bool>{"", true},
-                                         {"--criterion relative", true},
-                                         {"--criterion auto,barnes94", false}}) {
-    ASSERT_EQ(run("-n 2000 --targets 50 --theta 0.5,0.7 " + criterion + " >/dev/null 2>" + err), 0);
+  const std::string theta_note = "for a theta scan add --criterion barnes94",
+                    alpha_note = "--alpha 0.01 is unused here";
+  for (const auto& [args, note, noted] :
+       {std::tuple<std::string, std::string, bool>{"--theta 0.5,0.7", theta_note, true},
+        {"--theta 0.5,0.7 --criterion relative", theta_note, true},
+        {"--theta 0.5,0.7 --criterion auto,barnes94", theta_note, false},
+        {"--alpha 0.01 --criterion barnes94", alpha_note, true},
+        {"--alpha 0.01 --criterion barnes94,relative", alpha_note, false},
+        {"--alpha 0.01", alpha_note, false}}) {
+    ASSERT_EQ(run("-n 2000 --targets 50 " + args + " >/dev/null 2>" + err), 0);
     std::ifstream e(err);
     std::stringstream text;
     text << e.rdbuf();
-    EXPECT_EQ(text.str().find("for a theta scan add --criterion barnes94") != std::string::npos,
-              noted)
-        << criterion << ": " << text.str();
-  }
-  // So is an alpha list without the relative criterion (it was ignored unsaid).
-  for (const auto& [criterion, noted] : {std::pair<std::string, bool>{"--criterion barnes94", true},
-                                         {"--criterion barnes94,relative", false},
-                                         {"", false}}) {
-    ASSERT_EQ(run("-n 2000 --targets 50 --alpha 0.01 " + criterion + " >/dev/null 2>" + err), 0);
-    std::ifstream e(err);
-    std::stringstream text;
-    text << e.rdbuf();
-    EXPECT_EQ(text.str().find("--alpha 0.01 is unused here") != std::string::npos, noted)
-        << criterion << ": " << text.str();
+    EXPECT_EQ(text.str().find(note) != std::string::npos, noted) << args << ": " << text.str();
   }
   fs::remove_all(dir);
 }
