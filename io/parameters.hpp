@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -18,6 +19,9 @@ using ParamList = std::vector<std::pair<std::string, ParamValue>>;
 
 // "1000", "0.5", "plummer": the value as text, doubles with 17 significant digits.
 std::string to_string(const ParamValue& v);
+
+// The value as a number (an integer or a double), or nullopt for text.
+std::optional<double> to_number(const ParamValue& v);
 
 // The entry named `key`, or nullptr.
 const ParamValue* find_param(const ParamList& params, const std::string& key);

@@ -139,9 +139,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
 double snapshot_G(const LoadedSnapshot& s, double fallback) {
   for (const char* key : {"GravityConstantInternal", "G"})
     if (const ParamValue* v = find_param(s.parameters, key)) {
-      const double* d = std::get_if<double>(v);
-      const std::int64_t* i = std::get_if<std::int64_t>(v);
-      const double g = d ? *d : i ? static_cast<double>(*i) : 0.0;
+      const double g = to_number(*v).value_or(0.0);
       if (g > 0 && std::isfinite(g)) return g;
     }
   return s.units_known ? s.units.G() : fallback;

@@ -192,6 +192,9 @@ int cmd_analyze(int argc, char** argv) {
   // Every output name is checked before any snapshot is read, and nothing is written until
   // every snapshot has been analysed: a bad input leaves no partial output behind.
   std::vector<std::string> prof_base;
+  // Each snapshot's name, its profiles' and its table row's: two snapshot_010 rows of two runs
+  // were indistinguishable.
+  std::vector<std::string> names;
   if (r.count("profiles")) {
     prof_dir = r["profiles"].as<std::string>();
     io::check_writable_dir(prof_dir, "--profiles");  // before the snapshots are analysed
@@ -205,7 +208,8 @@ int cmd_analyze(int argc, char** argv) {
     };
     if (!csv_path.empty() && same(csv_path, prof_dir))
       throw std::invalid_argument("--csv " + csv_path + ": the --profiles directory");
-    for (const std::string& name : profile_names(files)) {
+    names = profile_names(files);
+    for (const std::string& name : names) {
       prof_base.push_back((std::filesystem::path(prof_dir) / name).string());
       for (const char* suffix : {"_radial.csv", "_disk.csv"}) {
         const std::string out = prof_base.back() + suffix;
@@ -253,16 +257,12 @@ int cmd_analyze(int argc, char** argv) {
   bool header_printed = false;
   std::vector<RadialProfile> radial;
   std::vector<DiskProfile> disk;
-  // The table names each snapshot as its profiles are named: two snapshot_010 rows of two runs
-  // were indistinguishable.
   // Without --profiles a file may be given twice (two rows); its rows then share a name.
-  std::vector<std::string> names;
-  try {
-    names = profile_names(files);
-  } catch (const std::invalid_argument&) {
-    if (!prof_dir.empty()) throw;
-    for (const auto& f : files) names.push_back(std::filesystem::path(f).stem().string());
-  }
+  if (prof_dir.empty()) try {
+      names = profile_names(files);
+    } catch (const std::invalid_argument&) {
+      for (const auto& f : files) names.push_back(std::filesystem::path(f).stem().string());
+    }
   int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
   for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
   for (std::size_t file = 0; file < files.size(); ++file) {
@@ -292,10 +292,8 @@ int cmd_analyze(int argc, char** argv) {
     // potential than the one it was run in.
     if (bound && !r.count("softening")) {
       const io::ParamValue* e = io::find_param(s.parameters, "softening");
-      const double* eps = e ? std::get_if<double>(e) : nullptr;
-      const std::int64_t* eps_int = e ? std::get_if<std::int64_t>(e) : nullptr;
-      if (eps || eps_int) {
-        const double v = eps ? *eps : static_cast<double>(*eps_int);
+      if (const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt) {
+        const double v = *eps;
         if (!(v >= 0) || !std::isfinite(v))
           throw std::invalid_argument(path + ": field /Parameters/softening: value " +
                                       io::to_string(*e) + " (must be >= 0; give --softening)");

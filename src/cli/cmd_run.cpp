@@ -526,8 +526,7 @@ double state_number(const io::ParamList& state, const std::string& key, const st
   if (!v)
     throw std::invalid_argument(file + ": field RunState/" + key +
                                 ": value missing (not a hoshi checkpoint)");
-  if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
-  if (const auto* d = std::get_if<double>(v)) return *d;
+  if (const auto x = io::to_number(*v)) return *x;
   throw std::invalid_argument(file + ": field RunState/" + key + ": value is text");
 }
 
