@@ -7,6 +7,7 @@
 #include <fstream>
 #include <istream>
 #include <memory>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -112,6 +113,7 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
     }
   }
   ParticleSet p;
+  std::vector<std::size_t> line_of;  // each particle's line, for the duplicate-id error
   while (std::getline(in, line)) {
     ++lineno;
     if (trim(line).empty() || trim(line).front() == '#') continue;  // blank, or a comment
@@ -169,14 +171,20 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
       fail(path, lineno,
            "field m: value '" + std::string(f[7]) + "' (negative: masses must be >= 0)");
     p.push_back(v[0], v[1], v[2], v[3], v[4], v[5], v[6], id);
+    line_of.push_back(lineno);
   }
   if (p.empty()) fail(path, lineno, "no particles after the header");
-  // Duplicate ids.
-  std::vector<std::uint64_t> ids = p.id;
-  std::sort(ids.begin(), ids.end());
-  if (auto it = std::adjacent_find(ids.begin(), ids.end()); it != ids.end())
-    throw std::invalid_argument(path + ": field id: value " + std::to_string(*it) +
-                                " appears more than once (ids must be unique)");
+  // Duplicate ids: the later line is named, with the first one that has the id.
+  std::vector<std::size_t> order(p.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return p.id[a] != p.id[b] ? p.id[a] < p.id[b] : a < b;
+  });
+  for (std::size_t k = 1; k < order.size(); ++k)
+    if (p.id[order[k]] == p.id[order[k - 1]])
+      fail(path, line_of[order[k]],
+           "field id: value " + std::to_string(p.id[order[k]]) + " (duplicate of line " +
+               std::to_string(line_of[order[k - 1]]) + ": ids must be unique)");
   require_valid_particles(p, path);
   return p;
 }

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/number_text.hpp"
 #include "io/atomic_file.hpp"
 #include "io/validate.hpp"
 
@@ -185,7 +186,9 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
                              "Flag_Feedback", "Flag_Entropy_ICs", "Flag_IC_Info"})
       attr_int(h.get(), flag, 0, file);
     attr_int(h.get(), "Flag_DoublePrecision", 1, file);
-    if (u.physical && info.units_known) attr_double(h.get(), "Time_GYR", time_gyr, file);
+    // In the time unit /Units implies (Henon units: 1 kpc / 1 km/s, as for the physical ones):
+    // without it pynbody takes the age of an empty universe, 9.78 Gyr, for every snapshot.
+    if (info.units_known) attr_double(h.get(), "Time_GYR", time_gyr, file);
     attr_string(h.get(), "Code", "hoshi", file);
     attr_string(h.get(), "hoshi_version", HOSHI_VERSION, file);
   }
@@ -223,7 +226,7 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
       put("UnitVelocity_in_cm_per_s", u.velocity_cm_s);
     }
     if (info.units_known || info.G > 0) put("GravityConstantInternal", info.G > 0 ? info.G : u.G());
-    if (u.physical && info.units_known) put("Time_GYR", time_gyr);
+    if (info.units_known) put("Time_GYR", time_gyr);
   }
   if (!info.state.empty()) {  // /RunState: what a checkpoint needs beyond the particles
     Handle g(H5Gcreate2(f.get(), "RunState", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
@@ -566,10 +569,13 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
       read_columns<double>(gd, gname, "Masses", d, n, {&p.m}, base, file);
     else if (mass_table[t] > 0)
       std::fill(p.m.begin() + base, p.m.end(), mass_table[t]);
-    else
+    else if (mass_table[t] == 0)
       throw_bad_field(file, gname + "/Masses", "missing",
-                      "no Masses dataset and MassTable[" + std::to_string(t) +
-                          "] = " + std::to_string(mass_table[t]));
+                      "no Masses dataset and MassTable[" + std::to_string(t) + "] = 0");
+    else  // negative or NaN: the masses of every particle of this type
+      throw_bad_field(file, "Header/MassTable[" + std::to_string(t) + "]",
+                      number_text(mass_table[t]),
+                      "the mass of every " + gname + " particle (no Masses dataset): must be > 0");
     if (has_link(gd, "Potential"))
       read_columns<double>(gd, gname, "Potential", d, n, {&p.pot}, base, file);
     if (has_link(gd, "Acceleration"))

@@ -169,6 +169,18 @@ std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info) {
   return text;
 }
 
+std::string units_imply_another_G(SnapshotFormat format, const SnapshotInfo& info) {
+  if (format != SnapshotFormat::hdf5 || !info.units_known || !(info.G > 0)) return "";
+  const double G_units = info.units.G();
+  if (std::abs(info.G - G_units) <= 1e-9 * G_units) return "";
+  return "its /Units imply G = " + number_text(G_units) +
+         " and its G = " + number_text(info.G) +
+         " is in /Parameters/GravityConstantInternal, which hoshi reads; yt and pynbody read "
+         "masses from /Units alone: multiply theirs by " +
+         number_text(info.G / G_units) +
+         " for the masses that give these dynamics with the physical G";
+}
+
 namespace {
 GadgetWriteOptions gadget_options(const std::string& path, const WriteOptions& options,
                                   const ParticleSet& p) {

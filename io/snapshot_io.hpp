@@ -59,6 +59,13 @@ double snapshot_G(const LoadedSnapshot& s, double fallback = 1.0);
 // (HDF5, tipsy; henon units with G = 1; units unknown and no G).
 std::string unrecorded_units(SnapshotFormat format, const SnapshotInfo& info);
 
+// An HDF5 file written from a run whose G is not its unit system's (-G): hoshi reads the G
+// from /Parameters/GravityConstantInternal, but yt and pynbody take masses from /Units alone,
+// which imply the unit system's G. Returns that advice ("its /Units imply G = 1, this run's
+// G = 2 is in /Parameters/GravityConstantInternal: ..."), or "" when there is nothing to say
+// (other formats, units unknown, G that of the units).
+std::string units_imply_another_G(SnapshotFormat format, const SnapshotInfo& info);
+
 // Choices of the formats that have them. Gadget binary: by default float32 positions,
 // velocities and masses and 32-bit ids, what Gadget-2, Gadget-4, GIZMO and AREPO read as
 // initial conditions unless built with INPUT_IN_DOUBLEPRECISION and LONGIDS (IDS_64BIT);

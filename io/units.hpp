@@ -20,7 +20,7 @@ struct UnitSystem {
   double length_cm = kKpcInCm;                    // one code length in cm
   double mass_g = kKpcInCm * 1e10 / kGravityCgs;  // one code mass in g
   double velocity_cm_s = 1e5;                     // one code velocity in cm/s
-  bool physical = false;  // false: Henon (G = 1) units; no physical time is written
+  bool physical = false;  // false: Henon (G = 1) units (render labels its scale bar in code units)
 
   double time_s() const { return length_cm / velocity_cm_s; }
   // G in code units: G_cgs M t^2 / L^3 = G_cgs M / (L V^2).

@@ -481,11 +481,14 @@ TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
       {h + "0,1,2,3,0,0,0,-1\n", "field m"},
       {h + "0,1,2,3,0,0,0,abc\n", "field m"},
       {h + "0,1,2,3,0,0,0,1\n0,2,2,3,0,0,0,1\n", "field id"},
+      // The later line, naming the earlier one (a blank and a comment line counted).
+      {h + "7,1,2,3,0,0,0,1\n\n# c\n8,1,2,3,0,0,0,1\n7,2,2,3,0,0,0,1\n",
+       ":6: field id: value 7 (duplicate of line 2"},
       {h + "18446744073709551616,1,2,3,0,0,0,1\n",
        "field id: value '18446744073709551616' (out of range"},
       {h + "0,1,2,3,0,0,1e-400,1\n",
        ":2: field vz: value '1e-400' (outside the range of a double)"},
-      {h + "0,1,2,3,0,0,0,0\n", "total mass"},
+      {h + "0,1,2,3,0,0,0,0\n", "field m: value 0 for every particle (the total mass"},
   };
   int k = 0;
   for (const auto& [text, needle] : files) {

@@ -271,6 +271,33 @@ TEST(BadHdf5, UnequalLengths) {
   expect_error(path, {"PartType1/Masses", "value 7", "NumPart_ThisFile = 8"});
 }
 
+// A negative MassTable entry for a type without Masses was reported as "value missing (...
+// MassTable[1] = -0.000000)" (std::to_string's six decimals): now the entry and its value.
+TEST(BadHdf5, NegativeOrNanMassTableIsNamedWithItsValue) {
+  for (const auto& [bad, text] : {std::pair{-1e-9, "value -1e-09"}, std::pair{-2.5, "value -2.5"},
+                                  std::pair{std::nan(""), "value nan"}}) {
+    ScratchDir dir("bad");
+    const std::string path = hdf5_file(dir);
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
+    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+    const hid_t a = H5Aopen(h, "MassTable", H5P_DEFAULT);
+    const double table[6] = {0, bad, 0, 0, 0, 0};
+    H5Awrite(a, H5T_NATIVE_DOUBLE, table);
+    H5Aclose(a);
+    H5Gclose(h);
+    H5Fclose(f);
+    expect_error(path, {"Header/MassTable[1]", text, "no Masses dataset"});
+  }
+  // A zero entry without Masses is a missing mass, as before.
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
+  H5Fclose(f);
+  expect_error(path, {"PartType1/Masses", "missing", "MassTable[1] = 0"});
+}
+
 TEST(BadHdf5, HeaderCountMismatch) {
   ScratchDir dir("bad");
   const std::string path = hdf5_file(dir);

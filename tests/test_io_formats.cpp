@@ -196,13 +196,21 @@ TEST(IoHdf5, LayoutIsGadget4) {
   H5Fclose(f);
 }
 
-TEST(IoHdf5, HenonUnitsWriteNoPhysicalTime) {
+// Henon units' /Units (1 kpc, 1 km/s, G = 1) imply the same time unit as galaxy units: Time_GYR
+// is written in it. Without it pynbody took the age of an empty universe (9.78 Gyr) as the time
+// of every snapshot.
+TEST(IoHdf5, HenonUnitsWriteTheTimeTheirUnitsImply) {
   ScratchDir dir("h5");
-  write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), sample_info(units_henon()));
+  const SnapshotInfo info = sample_info(units_henon());
+  ASSERT_GT(info.time, 0);
+  write_hdf5_snapshot(dir.file("s.hdf5"), test::sample_particles(3), info);
   const hid_t f = H5Fopen(dir.file("s.hdf5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
-  EXPECT_EQ(H5Aexists(h, "Time_GYR"), 0);
-  H5Gclose(h);
+  const double gyr = info.time * kKpcInCm / 1e5 / kGyrInS;
+  for (const char* group : {"Header", "Parameters"}) {
+    const hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
+    EXPECT_NEAR(read_scalar_attr(g, "Time_GYR"), gyr, 1e-14 * gyr) << group;
+    H5Gclose(g);
+  }
   H5Fclose(f);
   EXPECT_EQ(read_hdf5_snapshot(dir.file("s.hdf5")).info.units.name, "henon");
 }
@@ -924,6 +932,32 @@ TEST(IoUnits, WhatGadgetAndCsvCannotRecordIsSaidWithTheOptionsThatReadItBack) {
   EXPECT_EQ(unrecorded_units(SnapshotFormat::csv, info),
             "its units (3.085677581491367e+24 cm, 1.989e+43 g, 100000 cm/s) are not a system "
             "hoshi's --units names: write HDF5 to keep them");
+}
+
+// An HDF5 file of a -G run keeps /Units (the unit system's G) and records its G in /Parameters;
+// yt and pynbody read only /Units, so hoshi ic and run say how their masses relate.
+TEST(IoUnits, AnHdf5FileWhoseGIsNotItsUnitsSaysHowToScaleMasses) {
+  SnapshotInfo info;  // henon, G = that of the units
+  for (SnapshotFormat f :
+       {SnapshotFormat::hdf5, SnapshotFormat::tipsy, SnapshotFormat::gadget, SnapshotFormat::csv})
+    EXPECT_EQ(units_imply_another_G(f, info), "") << to_string(f);
+  info.G = 1;  // henon's own
+  EXPECT_EQ(units_imply_another_G(SnapshotFormat::hdf5, info), "");
+  info.G = 2;
+  const std::string text = units_imply_another_G(SnapshotFormat::hdf5, info);
+  EXPECT_EQ(text.rfind("its /Units imply G = 1 and its G = 2 is in "
+                       "/Parameters/GravityConstantInternal",
+                       0),
+            0u)
+      << text;
+  EXPECT_NE(text.find("multiply theirs by 2 "), std::string::npos) << text;
+  EXPECT_EQ(units_imply_another_G(SnapshotFormat::tipsy, info), "");  // G = 1 units of its own
+  info.units = units_galaxy();
+  info.G = units_galaxy().G() / 4;
+  EXPECT_NE(units_imply_another_G(SnapshotFormat::hdf5, info).find("multiply theirs by 0.25 "),
+            std::string::npos);
+  info.units_known = false;  // no /Units written: nothing implies another G
+  EXPECT_EQ(units_imply_another_G(SnapshotFormat::hdf5, info), "");
 }
 
 TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {

@@ -687,9 +687,9 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
   // A restart ignores the stored "forces" (not an option) and continues.
   ASSERT_EQ(hoshi("run --restart " + dir.file("T") + " --t-end 0.125 --quiet", log), 0)
       << test::read_all(log);
-  // A new run from a snapshot at t = 0.0625 starts at 0, and says so.
+  // A new run from a snapshot at t = 0.0625 starts at 0, and says so, with --quiet too.
   ASSERT_EQ(hoshi("run --ic " + dir.file("T") +
-                      "/snapshot_001.hdf5 --t-end 0.0625 --dt 0.0625 "
+                      "/snapshot_001.hdf5 --t-end 0.0625 --dt 0.0625 --quiet "
                       "--out " +
                       dir.file("N"),
                   log),
@@ -708,6 +708,20 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
   EXPECT_NE(test::read_all(log).find(
                 "note: a gadget snapshot cannot record units or G: read it with --units galaxy"),
             std::string::npos)
+      << test::read_all(log);
+  // A -G run's HDF5 output keeps its unit system's /Units, which yt and pynbody read alone: said
+  // with --quiet, with the factor for their masses.
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 -G 2 --dt 0.0625 --t-end 0.0625 --solver direct --quiet "
+                  "--out " +
+                      dir.file("G2"),
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("note: HDF5 output (checkpoints, snapshots): its /Units imply "
+                                     "G = 1 and its G = 2 is in"),
+            std::string::npos)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("multiply theirs by 2 "), std::string::npos)
       << test::read_all(log);
 }
 

@@ -121,6 +121,8 @@ int cmd_ic(int argc, char** argv) {
   if (!lost.empty())
     std::cerr << "hoshi ic: note: " << out << " (" << io::to_string(*format)
               << ") cannot record units or G: " << lost << "\n";
+  const std::string other_G = format ? io::units_imply_another_G(*format, info) : "";
+  if (!other_G.empty()) std::cerr << "hoshi ic: note: " << out << ": " << other_G << "\n";
   if (format != io::SnapshotFormat::gadget)
     for (const char* key : {"gadget-precision", "gadget-ids"})
       if (r.count(key))

@@ -912,7 +912,7 @@ int cmd_run(int argc, char** argv) {
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
       // A new run's clock starts at 0 (its output times are multiples from there); only
       // --restart continues a run's own time.
-      if (s.time != 0 && !cfg.quiet)
+      if (s.time != 0)  // said with --quiet too, as the other notes about the input
         std::cout << "hoshi run: " << ic << ": note: the file is at t = " << s.time
                   << "; this run starts at t = 0 (--restart DIR continues a run in its own time)\n";
       // A file without units is taken to be in the run's units (a tipsy file's are G = 1 ones:
@@ -1027,6 +1027,10 @@ int cmd_run(int argc, char** argv) {
     if (outputs.snapshots.every > 0 && !lost.empty())
       std::cout << "note: a " << io::to_string(outputs.snapshot_format)
                 << " snapshot cannot record units or G: " << lost << "\n";
+    // Checkpoints are HDF5 whatever the snapshot format (and one may be written on a signal).
+    const std::string other_G = io::units_imply_another_G(io::SnapshotFormat::hdf5, written);
+    if (!other_G.empty())
+      std::cout << "note: HDF5 output (checkpoints, snapshots): " << other_G << "\n";
   }
 
   RunResult res;

@@ -55,7 +55,8 @@ void require_valid_particles(const ParticleSet& p, const std::string& what) {
     mass += p.m[i];
   }
   if (p.size() > 0 && !(mass > 0))
-    throw std::invalid_argument(what + ": total mass is 0 (at least one mass must be > 0)");
+    throw std::invalid_argument(
+        what + ": field m: value 0 for every particle (the total mass must be > 0)");
 }
 
 }  // namespace hoshi

@@ -65,6 +65,10 @@ def sim(tmp_path_factory):
     run("run", "--ic", str(ic), "--units", "galaxy", "--t-end", str(T_SNAP), "--dt", str(T_SNAP),
         "--snapshot-every", str(T_SNAP), "--solver", "direct", "--quiet", "--out", str(o))
     out["timed"] = str(o / "snapshot_001.hdf5")
+    o = d / "timed_henon"
+    run("run", "--ic", str(ic), "--t-end", str(T_SNAP), "--dt", str(T_SNAP),
+        "--snapshot-every", str(T_SNAP), "--solver", "direct", "--quiet", "--out", str(o))
+    out["timed_henon"] = str(o / "snapshot_001.hdf5")
     run("run", "--ic", str(ic), "--units", "galaxy", "--t-end", str(T_SNAP), "--dt", str(T_SNAP),
         "--snapshot-every", str(T_SNAP), "--snapshot-format", "tipsy", "--solver", "direct",
         "--quiet", "--out", str(d / "timed_tipsy"))
@@ -225,6 +229,16 @@ def test_pynbody_time(sim):
 
     s = pynbody.load(sim["timed"])
     # Time_GYR (in /Header and /Parameters) is what pynbody reads.
+    assert float(s.properties["time"].in_units("Gyr")) == pytest.approx(
+        T_SNAP * GALAXY_TIME_GYR, rel=1e-12)
+
+
+def test_pynbody_time_henon_units(sim):
+    import pynbody
+
+    # Henon snapshots' /Units (1 kpc, 1 km/s, G = 1) imply the galaxy preset's time unit; without
+    # Time_GYR pynbody reported the age of an empty universe, 9.78 Gyr, for every snapshot.
+    s = pynbody.load(sim["timed_henon"])
     assert float(s.properties["time"].in_units("Gyr")) == pytest.approx(
         T_SNAP * GALAXY_TIME_GYR, rel=1e-12)
 
