@@ -404,6 +404,19 @@ std::optional<UnitSystem> read_units(hid_t f, const std::string& file) {
                         "a unit must be positive and finite");
       return v;
     };
+    // A /Units group with only some of Gadget's three scalings was taken as no units at all
+    // (the file then read in the run's units, whatever the one scaling said).
+    if (std::string(gname) == "Units") {
+      const char* keys[] = {"UnitLength_in_cm", "UnitMass_in_g", "UnitVelocity_in_cm_per_s"};
+      int present = 0;
+      for (const char* key : keys) present += has_attr(g.get(), key) ? 1 : 0;
+      if (present > 0 && present < 3)
+        for (const char* key : keys)
+          if (!has_attr(g.get(), key))
+            throw_bad_field(file, std::string("Units/") + key, "missing",
+                            "a /Units group needs UnitLength_in_cm, UnitMass_in_g and "
+                            "UnitVelocity_in_cm_per_s, or none of them");
+    }
     if (has_attr(g.get(), "UnitLength_in_cm") && has_attr(g.get(), "UnitMass_in_g") &&
         has_attr(g.get(), "UnitVelocity_in_cm_per_s")) {
       // The Header's copy (AREPO) is taken only when it is usable: other writers may leave

@@ -27,7 +27,18 @@ void require_input_file(const std::string& path, const std::string& why) {
   // A directory was reported as missing (hoshi forces /tmp: "no such file").
   if (std::filesystem::is_directory(path, ec))
     throw std::invalid_argument(path + ": is a directory, not a file");
-  throw_bad_field(path, "file", "missing", why);
+  const std::string member = multi_file_member(path);
+  throw_bad_field(path, "file", "missing", member.empty() ? why : why + "; " + member);
+}
+
+std::string multi_file_member(const std::string& path) {
+  const std::filesystem::path p(path);
+  if (!p.has_extension()) return "";
+  const std::filesystem::path member =
+      p.parent_path() / (p.stem().string() + ".0" + p.extension().string());
+  std::error_code ec;
+  if (!std::filesystem::exists(member, ec)) return "";
+  return member.string() + " is there: a multi-file set is read from any of its files";
 }
 
 void require_unique_ids(const ParticleSet& p, const std::string& file) {

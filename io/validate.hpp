@@ -24,6 +24,11 @@ template <class V>
 // by default).
 void require_input_file(const std::string& path, const std::string& why = "no such file");
 
+// For a missing NAME.EXT beside NAME.0.EXT, the first member of a multi-file set (Gadget's
+// snapshot.0.hdf5, ...): "NAME.0.EXT is there: a multi-file set is read from any of its
+// files"; otherwise "".
+std::string multi_file_member(const std::string& path);
+
 // Two particles with the same id: throws naming the id and both indices.
 void require_unique_ids(const ParticleSet& p, const std::string& file);
 

@@ -470,6 +470,21 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   }
 }
 
+// A multi-file set is read from any of its members (snap.0.hdf5); its stem alone was "no such
+// file, and not a model".
+TEST(Cli, AMissingFileBesideAMultiFileSetNamesItsFirstMember) {
+  const fs::path d = scratch();
+  write(d / "snap.0.hdf5", "");
+  for (const char* cmd : {"run --t-end 0 --quiet --out o --ic ", "forces --out f.csv "}) {
+    const Result r = hoshi(cmd + (d / "snap.hdf5").string(), d);
+    EXPECT_EQ(r.status, 2) << cmd << r.err;
+    EXPECT_NE(r.err.find((d / "snap.0.hdf5").string() + " is there: a multi-file set is read from "
+                                                        "any of its files"),
+              std::string::npos)
+        << cmd << r.err;
+  }
+}
+
 TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
   const fs::path d = scratch();
   const std::string h = "id,x,y,z,vx,vy,vz,m\n";

@@ -322,6 +322,21 @@ TEST(BadHdf5, UnitsMustBePositiveAndFinite) {
   }
 }
 
+// A /Units group with one or two of the three scalings was read as no units at all (the
+// file then taken in the run's units whatever its length unit said).
+TEST(BadHdf5, PartialUnitsAreNamed) {
+  for (const char* drop : {"UnitMass_in_g", "UnitVelocity_in_cm_per_s", "UnitLength_in_cm"}) {
+    ScratchDir dir("bad");
+    const std::string path = hdf5_file(dir);
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t g = H5Gopen2(f, "Units", H5P_DEFAULT);
+    H5Adelete(g, drop);
+    H5Gclose(g);
+    H5Fclose(f);
+    expect_error(path, {std::string("Units/") + drop, "missing", "or none of them"});
+  }
+}
+
 TEST(BadHdf5, NotAGadgetLayout) {
   ScratchDir dir("bad");
   const std::string path = dir.file("plain.h5");

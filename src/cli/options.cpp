@@ -17,6 +17,7 @@
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
 #include "io/particle_io.hpp"
+#include "io/validate.hpp"
 
 namespace hoshi::cli {
 
@@ -315,6 +316,8 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
   if (!std::filesystem::exists(ic, ec)) {
     std::string models;
     for (const auto& m : model_names()) models += (models.empty() ? "" : ", ") + m;
+    if (const std::string member = io::multi_file_member(ic); !member.empty())
+      throw std::invalid_argument("--ic " + ic + ": no such file (" + member + ")");
     throw std::invalid_argument("--ic " + ic + ": no such file, and not a model (" + models + ")");
   }
   if (r.count("particles"))
