@@ -462,12 +462,45 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
     EXPECT_NE(r.err.find("warning: --dt 0.0625 is "), std::string::npos) << model << ": " << r.err;
   }
   write(d / "planet.csv", "id,x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0,1\n1,1,0,0,0,1,0,1e-6\n");
-  for (const std::string& args : {std::string("run -n 512"), std::string("run --ic disk -n 4000"),
-                                  "run --softening 0 --ic " + (d / "planet.csv").string()}) {
+  for (const std::string& args :
+       {std::string("run -n 512"), std::string("run --ic disk -n 4000"),
+        std::string("run --ic hernquist -n 4096"), std::string("run -n 4096 --dt 0.015625"),
+        "run --softening 0 --ic " + (d / "planet.csv").string()}) {
     r = hoshi(args + " --t-end 0 --quiet --overwrite --out " + (d / "h").string(), d);
     EXPECT_EQ(r.status, 0) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << args << ": " << r.err;
   }
+}
+
+// Steps that follow the orbits but not the encounters within the softening: a Plummer sphere of
+// 4096 at dt 1/32 (dynamical time at its 1% radius ~0.4) gained 1.5e-2 of its energy by t = 28
+// without a warning (an audit, 2026-12-01). The measure is the --eta step's sqrt(eps / max|a|)
+// from the initial forces; the suggestion is a power of two at or below 0.2 of it.
+TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
+  const fs::path d = scratch();
+  for (const char* args : {"-n 4096 --dt 0.03125", "--ic hernquist -n 4096 --dt 0.015625",
+                           "-n 4096 --softening 0.001"}) {
+    const Result r = hoshi(
+        std::string("run ") + args + " --t-end 0 --quiet --overwrite --out " + (d / "s").string(),
+        d);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("do not resolve encounters within the softening"), std::string::npos)
+        << args << ": " << r.err;
+    const auto named = r.err.find("sqrt(eps / max|a|) = ");
+    const auto tried = r.err.find("try --dt ");
+    ASSERT_TRUE(named != std::string::npos && tried != std::string::npos) << r.err;
+    const double scale = std::stod(r.err.substr(named + 21));
+    const double dt = std::stod(r.err.substr(tried + 9));
+    EXPECT_LE(dt, 0.2 * scale) << r.err;
+    EXPECT_GT(dt, 0.1 * scale) << r.err;
+    EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << r.err;
+  }
+  // --eta sets the step from the same measure: nothing to warn of.
+  const Result r =
+      hoshi("run -n 4096 --eta 0.5 --t-end 0 --quiet --overwrite --out " + (d / "s").string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
 // A multi-file set is read from any of its members (snap.0.hdf5); its stem alone was "no such
