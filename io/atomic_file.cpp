@@ -49,6 +49,31 @@ std::string temporary_path(const std::string& path) {
   return (p.parent_path() / name).string();
 }
 
+std::string output_target(const std::string& path) {
+  fs::path p(path);
+  std::error_code ec;
+  for (int hops = 0; fs::is_symlink(p, ec); ++hops) {
+    if (hops == 40) throw std::runtime_error(path + ": too many levels of symbolic links");
+    const fs::path t = fs::read_symlink(p, ec);
+    if (ec)
+      throw std::runtime_error(path + ": cannot read the link " + p.string() + ": " + ec.message());
+    p = t.is_absolute() ? t : p.parent_path() / t;
+  }
+  return p.string();
+}
+
+bool written_in_place(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status s = fs::status(path, ec);  // follows links
+  if (ec || !fs::exists(s) || fs::is_directory(s)) return false;
+  // /dev/stdout, /dev/fd/N and /proc/self/fd/N name the process's open files: the file a shell
+  // redirected stdout to is regular, and a temporary renamed over it would leave the shell's
+  // descriptor on the replaced file.
+  const std::string abs = fs::absolute(path, ec).lexically_normal().string();
+  if (abs.rfind("/dev/", 0) == 0 || abs.rfind("/proc/", 0) == 0) return true;
+  return !fs::is_regular_file(s);
+}
+
 void commit_file(const std::string& tmp, const std::string& path) {
   fsync_path(tmp, false);
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
@@ -59,10 +84,15 @@ void commit_file(const std::string& tmp, const std::string& path) {
 
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string&)>& write) {
-  const std::string tmp = temporary_path(path);
+  if (written_in_place(path)) {
+    write(path);
+    return;
+  }
+  const std::string target = output_target(path);
+  const std::string tmp = temporary_path(target);
   try {
     write(tmp);
-    commit_file(tmp, path);
+    commit_file(tmp, target);
   } catch (...) {
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -84,7 +114,14 @@ void write_stream_atomically(const std::string& path,
 }
 
 TemporaryOutput::TemporaryOutput(const std::string& path, const std::string& what)
-    : path_(path), what_(what), tmp_(temporary_path(path)) {
+    : path_(path), what_(what) {
+  if (written_in_place(path_)) {
+    out.open(path_, std::ios::binary);
+    if (!out) throw std::runtime_error(what_ + " " + path_ + ": cannot open: " + errno_text());
+    return;
+  }
+  path_ = output_target(path);
+  tmp_ = temporary_path(path_);
   remove_stale_temporaries_of(path_);  // left by an earlier writer of this file that was killed
   out.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out)
@@ -92,7 +129,7 @@ TemporaryOutput::TemporaryOutput(const std::string& path, const std::string& wha
 }
 
 TemporaryOutput::~TemporaryOutput() {
-  if (committed_) return;
+  if (committed_ || tmp_.empty()) return;
   out.close();
   std::error_code ec;
   fs::remove(tmp_, ec);
@@ -103,7 +140,7 @@ void TemporaryOutput::commit() {
   if (!out) throw std::runtime_error(what_ + " " + path_ + ": write failed (disk full?)");
   out.close();
   if (out.fail()) throw std::runtime_error(what_ + " " + path_ + ": close failed (disk full?)");
-  commit_file(tmp_, path_);
+  if (!tmp_.empty()) commit_file(tmp_, path_);
   committed_ = true;
 }
 

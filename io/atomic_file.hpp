@@ -3,6 +3,14 @@
 // atomic within a file system). A crash or a full disk therefore leaves either the previous
 // complete file or the new complete file, never a half-written one; the temporary is removed
 // when writing fails.
+//
+// An output path that is a symbolic link is written through: the temporary goes beside the
+// link's final target and is renamed over it (renaming over the link replaced the link with a
+// regular file and left its target as it was; a dangling link's target is created). A path
+// that is, after its links, an existing file other than a regular one or a directory (a
+// character device such as /dev/stdout or /dev/null, a FIFO) is written in place: it cannot
+// be renamed over, and renaming over it replaced the device (as root: /dev/stdout for every
+// process).
 #pragma once
 
 #include <fstream>
@@ -15,11 +23,22 @@ namespace hoshi::io {
 // A fresh temporary name beside `path`: DIR/.NAME.tmp.PID.COUNTER.
 std::string temporary_path(const std::string& path);
 
+// The file an output to `path` replaces: `path` with its symbolic links followed to the last
+// target (relative targets from their link's directory). Throws std::runtime_error for a loop
+// of links.
+std::string output_target(const std::string& path);
+
+// True when `path` (its links followed) exists and is neither a regular file nor a directory
+// (a device, a FIFO), or is an existing file under /dev or /proc (/dev/stdout even when a
+// shell redirected it to a regular file): written in place instead of through a temporary.
+bool written_in_place(const std::string& path);
+
 // fsyncs `tmp`, renames it to `path` and fsyncs the directory. Throws std::runtime_error.
 void commit_file(const std::string& tmp, const std::string& path);
 
-// Calls write(tmp) for a temporary name `tmp`, then commit_file(tmp, path). If write throws,
-// the temporary is removed, `path` is untouched and the exception propagates.
+// Calls write(tmp) for a temporary name `tmp` beside output_target(path), then commit_file
+// over that target. If write throws, the temporary is removed, `path` is untouched and the
+// exception propagates. A path written_in_place is passed to write itself.
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string&)>& write);
 
@@ -41,7 +60,7 @@ class TemporaryOutput {
   std::ofstream out;
 
  private:
-  std::string path_, what_, tmp_;
+  std::string path_, what_, tmp_;  // tmp_ empty: written in place (a device, a FIFO)
   bool committed_ = false;
 };
 

@@ -503,6 +503,37 @@ TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }
 
+// Outputs through symbolic links and to /dev/stdout: the rename of the temporary replaced a
+// link by a regular file (its target unchanged) and, as root, /dev/stdout itself.
+TEST(Cli, OutputsGoThroughLinksAndToStdout) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("ic -n 64 --out " + (d / "p.csv").string(), d).status, 0);
+  write(d / "real.csv", "old\n");
+  fs::create_symlink("real.csv", d / "link.csv");
+  Result r = hoshi("analyze " + (d / "p.csv").string() + " --csv " + (d / "link.csv").string(), d);
+  EXPECT_EQ(r.status, 2) << r.err;  // the link names an existing file: --overwrite needed
+  EXPECT_NE(r.err.find("file exists"), std::string::npos) << r.err;
+  r = hoshi("analyze " + (d / "p.csv").string() + " --overwrite --csv " + (d / "link.csv").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(d / "link.csv"));
+  std::ifstream in(d / "real.csv");
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.rfind("snapshot,time,n,mass", 0), 0u) << header;
+  // /dev/stdout (a pipe here) without --overwrite: written in place.
+  const fs::path out = d / "piped.txt";
+  const int raw =
+      std::system((std::string(HOSHI_EXE) + " analyze " + (d / "p.csv").string() +
+                   " --csv /dev/stdout 2>" + (d / "err.txt").string() + " | cat > " + out.string())
+                      .c_str());
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0);
+  std::stringstream s;
+  s << std::ifstream(out).rdbuf();
+  EXPECT_NE(s.str().find("snapshot,time,n,mass"), std::string::npos) << s.str();
+  EXPECT_TRUE(fs::is_symlink("/dev/stdout") || fs::is_character_file("/dev/stdout"));
+}
+
 // A multi-file set is read from any of its members (snap.0.hdf5); its stem alone was "no such
 // file, and not a model".
 TEST(Cli, AMissingFileBesideAMultiFileSetNamesItsFirstMember) {

@@ -1,7 +1,10 @@
 // Round trips and layout checks of the snapshot formats: HDF5 (Gadget-4 layout), tipsy
 // (standard XDR and Bonsai's little-endian variant) and Gadget binary formats 1 and 2.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -478,6 +481,59 @@ TEST(IoAtomic, StreamedOutputRemovesItsOwnStaleTemporariesOnly) {
   EXPECT_FALSE(std::filesystem::exists(dir.file(".errors.csv.tmp.999999999.0")));
   EXPECT_TRUE(std::filesystem::exists(dir.file(".other.csv.tmp.999999999.0")));
   EXPECT_EQ(test::read_all(dir.file("errors.csv")), "a,b\n");
+}
+
+// An output path that is a symbolic link: the rename replaced the link by a regular file and
+// left its target as it was (an analysis audit, 2026-12-01). Now the target is replaced and
+// the link kept, through a chain of relative links too; a dangling link's target is created.
+TEST(IoAtomic, SymbolicLinksAreWrittenThrough) {
+  ScratchDir dir("atomic");
+  namespace fs = std::filesystem;
+  fs::create_directory(dir.file("sub"));
+  test::write_all(dir.file("sub/real.csv"), "old");
+  fs::create_symlink("sub/real.csv", dir.file("link.csv"));
+  fs::create_symlink("link.csv", dir.file("link2.csv"));  // a link to a link
+  write_stream_atomically(dir.file("link2.csv"), [](std::ostream& s) { s << "new"; });
+  EXPECT_TRUE(fs::is_symlink(dir.file("link2.csv")));
+  EXPECT_TRUE(fs::is_symlink(dir.file("link.csv")));
+  EXPECT_EQ(test::read_all(dir.file("sub/real.csv")), "new");
+  EXPECT_EQ(output_target(dir.file("link2.csv")), dir.file("sub/real.csv"));
+  fs::create_symlink("sub/made.csv", dir.file("dangling.csv"));
+  {
+    TemporaryOutput out(dir.file("dangling.csv"), "--errors");
+    out.out << "a,b\n";
+    out.commit();
+  }
+  EXPECT_TRUE(fs::is_symlink(dir.file("dangling.csv")));
+  EXPECT_EQ(test::read_all(dir.file("sub/made.csv")), "a,b\n");
+  // No temporary left beside the links or the targets.
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : fs::recursive_directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 6);  // sub, real.csv, made.csv and the three links
+  fs::create_symlink("loop", dir.file("loop"));
+  EXPECT_THROW(output_target(dir.file("loop")), std::runtime_error);
+}
+
+// A device or FIFO (/dev/stdout, /dev/null, a pipe) is written in place: renaming a temporary
+// over /dev/stdout replaced it by a regular file, for every process of the machine when root.
+TEST(IoAtomic, FifosAndDevicesAreWrittenInPlace) {
+  ScratchDir dir("atomic");
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(written_in_place(fifo));
+  EXPECT_FALSE(written_in_place(dir.file("absent.csv")));
+  EXPECT_FALSE(written_in_place(dir.path().string()));
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer can open
+  ASSERT_GE(reader, 0);
+  write_stream_atomically(fifo, [](std::ostream& s) { s << "through the pipe"; });
+  char buf[64] = {};
+  const ssize_t got = ::read(reader, buf, sizeof buf - 1);
+  ::close(reader);
+  EXPECT_EQ(std::string(buf, got > 0 ? static_cast<std::size_t>(got) : 0), "through the pipe");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1) << "temporary file left behind";
 }
 
 TEST(IoAtomic, OutputDirectoryIsNotReusedWithoutOverwrite) {

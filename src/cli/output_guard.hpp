@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "io/atomic_file.hpp"
+
 namespace hoshi::cli {
 
 // `inputs`: the files the command reads; an output that is one of them (by path or by link)
@@ -26,10 +28,13 @@ inline void require_new_output(const std::string& path, bool overwrite,
     if (std::filesystem::equivalent(path, in, ec))
       throw std::invalid_argument(std::string(option) + " " + path + ": is the input file " + in +
                                   " (give another name; it would replace the input)");
+  // A device or FIFO (/dev/stdout, /dev/null) is written in place: nothing is replaced.
+  if (io::written_in_place(path)) return;
   if (!overwrite && std::filesystem::exists(path, ec))
     throw std::invalid_argument(std::string(option) + " " + path +
                                 ": file exists (use --overwrite to replace it)");
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  // The temporary goes beside the file a symbolic link names (io::write_atomically).
+  const std::filesystem::path dir = std::filesystem::path(io::output_target(path)).parent_path();
   if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
     throw std::invalid_argument(
         std::string(option) + " " + path + ": directory " + dir.string() +
