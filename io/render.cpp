@@ -110,13 +110,29 @@ double nice_length(double x) {
   return p;
 }
 
-std::string format_length(double v) {
+}  // namespace
+
+std::string scale_bar_label(double length, const UnitSystem& units) {
+  const double v = units.physical ? length * (units.length_cm / kKpcInCm) : length;
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  // "2e+06" -> "2e6", "5e-05" -> "5e-5": the font has no '+' (the label showed "2e 06").
+  std::string s = buf;
+  if (const auto e = s.find('e'); e != std::string::npos) {
+    std::string exp = s.substr(e + 1);
+    const bool negative = !exp.empty() && exp[0] == '-';
+    if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
+    exp.erase(0, std::min(exp.find_first_not_of('0'), exp.size() - 1));
+    s = s.substr(0, e + 1) + (negative ? "-" : "") + exp;
+  }
+  return units.physical ? s + " kpc" : s;
 }
 
-}  // namespace
+bool drawable(const std::string& text) {
+  for (char ch : text)
+    if (ch != ' ' && !glyph(ch)) return false;
+  return true;
+}
 
 int parse_axis(const std::string& name, const std::string& option) {
   if (name == "x") return 0;
@@ -225,9 +241,7 @@ Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
   fill_rect(im, margin, y, px, 2 * scale, 255);
   fill_rect(im, margin, y - 3 * scale, scale, 8 * scale, 255);
   fill_rect(im, margin + px - scale, y - 3 * scale, scale, 8 * scale, 255);
-  const std::string label = o.units.physical
-                                ? format_length(len * o.units.length_cm / kKpcInCm) + " kpc"
-                                : format_length(len);
+  const std::string label = scale_bar_label(len, o.units);
   draw_text(im, margin, y - 12 * scale, label, scale);
   return im;
 }

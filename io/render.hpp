@@ -14,8 +14,7 @@ namespace hoshi::io {
 
 struct RenderOptions {
   int axis = 2;           // projection axis: 0 = x (image shows y, z), 1 = y (z, x), 2 = z (x, y)
-  double extent = 0;      // side of the square field of view; <= 0: automatic (encloses 98%
-                          // of the mass around the centre of mass, times 1.1)
+  double extent = 0;      // side of the square field of view; <= 0: automatic (auto_extent)
   int resolution = 1024;  // pixels per side
   double decades = 4;     // dynamic range of the log scale (decades below the maximum)
   UnitSystem units;       // for the scale bar's label (kpc when physical)
@@ -33,9 +32,16 @@ struct Image {
   std::vector<std::uint8_t> rgb;  // row-major, 3 bytes per pixel
 };
 
-// The automatic field of view: 1.1 x twice the projected half-side enclosing 98% of the
-// particles around the centre of mass (1 for empty or point-like sets).
+// The automatic field of view: 1.1 x twice the projected half-side (max(|du|, |dv|)) enclosing
+// 98% of the particles (by number, not mass) around the centre of mass (1 for empty or
+// point-like sets). The image is centred on the centre of mass in any case.
 double auto_extent(const ParticleSet& p, int axis);
+
+// The scale bar's label for a bar of `length` code units: "%g" without the exponent's sign and
+// leading zeros ("2e6", "5e-5"), in kpc (" kpc") for physical units.
+std::string scale_bar_label(double length, const UnitSystem& units);
+// Whether the label font has a glyph for every character of `text` but spaces.
+bool drawable(const std::string& text);
 
 // The full picture: density, log scale, colour map, scale bar with its length as text.
 Image render_surface_density(const ParticleSet& p, const RenderOptions& options);

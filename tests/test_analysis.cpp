@@ -181,6 +181,28 @@ TEST(BoundMass, RemovesFastIntruders) {
   EXPECT_NEAR(kb.mass, 1.0, 1e-15);
 }
 
+// A Plummer sphere with its velocities 1.51 times their equilibrium values unbinds layer by layer:
+// it takes more than the 50 iterations the loop once stopped at without a word (bound mass
+// 0.368 reported where it converges to 0, an audit's case: N = 3000, eps 0.01). The result says
+// whether it converged; a cap that is reached says so.
+TEST(BoundMass, ConvergesPastFiftyIterationsAndSaysWhenItDidNot) {
+  ParticleSet p = make_plummer(3000, 1);
+  for (std::size_t i = 0; i < p.size(); ++i) p.vx[i] *= 1.51, p.vy[i] *= 1.51, p.vz[i] *= 1.51;
+  SolverConfig c;  // float32 direct: the SIMD kernel (75 force evaluations of 3000)
+  c.solver = SolverKind::direct;
+  c.eps = 0.01;
+  const BoundResult b = bound_mass(p, c);
+  EXPECT_TRUE(b.converged);
+  EXPECT_GT(b.iterations, 50);
+  // Its total energy is positive (kinetic 1.51^2 / 4 against |W| / 2 = 1/4): what stays bound is
+  // a few close pairs at most.
+  EXPECT_LT(b.count, 30u);
+  const BoundResult capped = bound_mass(p, c, 50);
+  EXPECT_FALSE(capped.converged);
+  EXPECT_EQ(capped.iterations, 50);
+  EXPECT_GT(capped.count, b.count + 20);  // 88 against 2 for this sample
+}
+
 // ---- hoshi analyze ------------------------------------------------------------------------------
 
 fs::path scratch(const std::string& name) {

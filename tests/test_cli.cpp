@@ -850,6 +850,34 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
   EXPECT_EQ(recorded, bound_mass("--softening 0.5 --kernel spline"));
   EXPECT_NE(recorded, bound_mass("--softening 0.5"));  // the kernel was taken too
   EXPECT_LT(recorded, bound_mass("--softening 0"));
+  // The softening is named for the first snapshot and again for a later one that records
+  // another (it was said for the first file only).
+  const std::string run2 = (d / "run2").string();
+  ASSERT_EQ(
+      hoshi("run -n 1000 --softening 0.25 --t-end 0 --snapshot-every 1 --quiet --out " + run2, d)
+          .status,
+      0);
+  fs::copy_file(run + "/snapshot_000.hdf5", d / "again.hdf5");
+  Result r = hoshi("analyze " + run + "/snapshot_000.hdf5 " + run2 + "/snapshot_000.hdf5 " +
+                       (d / "again.hdf5").string() + " --bound",
+                   d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("--bound with the softening the snapshot records: 0.5 (spline;"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(run2 + "/snapshot_000.hdf5 records: 0.25 (plummer;"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("again.hdf5 records: 0.5 (spline;"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 3) << r.err;
+  // A file with neither units nor G: G = 1 is assumed, and said.
+  ASSERT_EQ(hoshi("ic -n 500 --units galaxy --out " + (d / "g.csv").string(), d).status, 0);
+  r = hoshi("analyze " + (d / "g.csv").string() + " --bound", d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("g.csv records no units or G: G = 1 assumed for the bound mass (-G sets"),
+            std::string::npos)
+      << r.err;
+  r = hoshi("analyze " + (d / "g.csv").string() + " --bound -G 43007.1", d);
+  EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;
 }
 
 TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {

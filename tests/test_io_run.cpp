@@ -1423,6 +1423,23 @@ TEST(IoRender, PointLikeSetsAndHugeExtents) {
   EXPECT_THROW(render_surface_density(p, o), std::invalid_argument);
 }
 
+// The scale bar's label: "%g" printed 2e+06, and the font has no '+' (the image showed "2e 06").
+// Every length a bar can have (a nice 1, 2 or 5 times a power of ten) is drawable.
+TEST(IoRender, ScaleBarLabelsAreDrawable) {
+  EXPECT_EQ(scale_bar_label(2e6, units_henon()), "2e6");
+  EXPECT_EQ(scale_bar_label(5e-5, units_henon()), "5e-5");
+  EXPECT_EQ(scale_bar_label(1e100, units_henon()), "1e100");
+  EXPECT_EQ(scale_bar_label(0.5, units_henon()), "0.5");
+  EXPECT_EQ(scale_bar_label(20, units_galaxy()), "20 kpc");
+  EXPECT_FALSE(drawable("2e+06"));
+  for (int e = -300; e <= 300; ++e)
+    for (double m : {1.0, 2.0, 5.0})
+      for (const UnitSystem& u : {units_henon(), units_galaxy()}) {
+        const std::string label = scale_bar_label(m * std::pow(10.0, e), u);
+        EXPECT_TRUE(drawable(label)) << label;
+      }
+}
+
 TEST(IoRender, CommandWritesAReadablePng) {
   ScratchDir dir("render");
   const std::string snap = dir.file("s.hdf5"), png = dir.file("s.png"), log = dir.file("log");

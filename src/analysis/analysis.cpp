@@ -295,7 +295,10 @@ BoundResult bound_mass(const ParticleSet& p, const SolverConfig& config, int max
       pv[1] += work.m[i] * p.vy[i];
       pv[2] += work.m[i] * p.vz[i];
     }
-    if (!(m > 0)) break;
+    if (!(m > 0)) {
+      res.converged = true;  // nothing left bound
+      break;
+    }
     for (auto& c : pv) c /= m;
     solver->compute(work);
     bool changed = false;
@@ -307,7 +310,10 @@ BoundResult bound_mass(const ParticleSet& p, const SolverConfig& config, int max
         res.bound[i] = b;
       }
     }
-    if (!changed) break;
+    if (!changed) {
+      res.converged = true;
+      break;
+    }
   }
   for (std::size_t i = 0; i < n; ++i)
     if (res.bound[i]) {

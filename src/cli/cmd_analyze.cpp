@@ -265,6 +265,7 @@ int cmd_analyze(int argc, char** argv) {
     }
   int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
   for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
+  std::string last_softening_note;  // the softening and kernel last named
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
@@ -286,7 +287,18 @@ int cmd_analyze(int argc, char** argv) {
     const double t = s.time;
     // G of the snapshot's units (vcirc and the bound mass), unless -G is given.
     SolverConfig snap_cfg = cfg;
-    if (!r.count("G")) snap_cfg.G = io::snapshot_G(s);
+    if (!r.count("G")) {
+      snap_cfg.G = io::snapshot_G(s);
+      // A file with neither units nor a recorded G (Gadget binary, CSV, tipsy without .param,
+      // HDF5 without /Units): G = 1 was assumed without a word, and a galaxy-units halo came
+      // out unbound with circular speeds of 0.7 km/s.
+      const bool records_G = s.units_known || io::find_param(s.parameters, "G") ||
+                             io::find_param(s.parameters, "GravityConstantInternal");
+      if (!records_G && (bound || !prof_dir.empty()))
+        std::cerr << "hoshi analyze: note: " << path << " records no units or G: G = 1 assumed for "
+                  << (bound ? "the bound mass" : "the circular speeds")
+                  << " (-G sets it: 43007.1 for kpc, km/s and 1e10 Msun)\n";
+    }
     // The bound mass with the run's softening as the snapshot records it (/Parameters), unless
     // --softening is given: with the default 0 a softened run's remnant came out with another
     // potential than the one it was run in.
@@ -305,10 +317,14 @@ int cmd_analyze(int argc, char** argv) {
             throw std::invalid_argument(path + ": field /Parameters/kernel: value '" +
                                         io::to_string(*k) + "' (give --kernel)");
           }
-        if (path == files.front())
-          std::cerr << "hoshi analyze: --bound with the softening the snapshot records: "
-                    << number_text(v) << " (" << to_string(snap_cfg.softening)
-                    << "; --softening overrides)\n";
+        // Said for the first snapshot and again whenever a later one records another.
+        const std::string said = number_text(v) + " (" + to_string(snap_cfg.softening);
+        if (said != last_softening_note)
+          std::cerr << "hoshi analyze: --bound with the softening "
+                    << (last_softening_note.empty() ? "the snapshot records: "
+                                                    : path + " records: ")
+                    << said << "; --softening overrides)\n";
+        last_softening_note = said;
       }
     }
     double mass = 0;
@@ -320,7 +336,12 @@ int cmd_analyze(int argc, char** argv) {
     double mb = std::nan("");
     if (bound) {
       require_distinct_positions_in(p, snap_cfg.eps, path);
-      mb = bound_mass(p, snap_cfg).mass;
+      const BoundResult b = bound_mass(p, snap_cfg);
+      mb = b.mass;
+      if (!b.converged)
+        std::cerr << "hoshi analyze: warning: " << path << ": the bound set still changed after "
+                  << b.iterations << " iterations of unbinding; bound_mass is the last one's ("
+                  << b.count << " particles)\n";
     }
     table << path << "," << t << "," << p.size() << "," << mass << "," << lr[0] << "," << lr[1]
           << "," << lr[2] << "," << ld[1] << "," << ld[2] << "," << ld[3] << ",";

@@ -14,11 +14,15 @@ namespace hoshi::cli {
 int cmd_render(int argc, char** argv) {
   cxxopts::Options o("hoshi render",
                      "Draw the projected surface density of a snapshot (HDF5, tipsy, Gadget or "
-                     "CSV) on a log scale with a colour map and a scale bar, as PNG.");
+                     "CSV) on a log scale with a colour map and a scale bar, as PNG, centred on "
+                     "the centre of mass. Colours are relative to the brightest pixel.");
   o.add_options()("snapshot", "snapshot file", cxxopts::value<std::string>())(
       "out", "output PNG file", cxxopts::value<std::string>())(
-      "axis", "projection axis: x, y or z", cxxopts::value<std::string>()->default_value("z"))(
-      "extent", "side of the field of view in code units (0: automatic)",
+      "axis", "projection axis: x, y or z; the image shows (right, up) = (y, z), (z, x) or (x, y)",
+      cxxopts::value<std::string>()->default_value("z"))(
+      "extent",
+      "side of the field of view in code units (0: automatic, 1.1 x twice the projected "
+      "half-side that holds 98% of the particles)",
       cxxopts::value<std::string>()->default_value("0"))(
       "resolution", "pixels per side", cxxopts::value<std::string>()->default_value("1024"))(
       "decades", "dynamic range of the log scale",
