@@ -880,6 +880,41 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
   EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;
 }
 
+// Snapshot arguments are taken whole (a comma split run,1.csv into "run" and "1.csv"), and a
+// tipsy run's snapshot_* leaves out the units files beside their snapshots (it failed on them).
+TEST(Cli, AnalyzeTakesEachArgumentWholeAndLeavesOutTipsyUnitsFiles) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("ic -n 200 --out " + (d / "run,1.csv").string(), d).status, 0);
+  const fs::path csv = d / "a.csv";
+  Result r = hoshi("analyze " + (d / "run,1.csv").string() + " --csv " + csv.string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::stringstream s;
+  s << std::ifstream(csv).rdbuf();
+  EXPECT_NE(s.str().find("run,1.csv,0,200,"), std::string::npos) << s.str();
+  const fs::path run = d / "t";
+  ASSERT_EQ(hoshi("run -n 200 --t-end 0.125 --dt 0.0625 --snapshot-every 0.0625 "
+                  "--snapshot-format tipsy --quiet --out " +
+                      run.string(),
+                  d)
+                .status,
+            0);
+  const std::string snaps = (run / "snapshot_000.tipsy").string() + " " +
+                            (run / "snapshot_000.tipsy.param").string() + " " +
+                            (run / "snapshot_001.tipsy").string() + " " +
+                            (run / "snapshot_001.tipsy.param").string();
+  r = hoshi("analyze " + snaps + " --overwrite --csv " + csv.string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 tipsy units file(s) left out"), std::string::npos) << r.err;
+  std::ifstream in(csv);
+  std::string line;
+  int rows = 0;
+  while (std::getline(in, line)) ++rows;
+  EXPECT_EQ(rows, 3);  // the header and two snapshots
+  // A units file given alone is still an error (it is no snapshot).
+  r = hoshi("analyze " + (run / "snapshot_000.tipsy.param").string(), d);
+  EXPECT_EQ(r.status, 2) << r.err;
+}
+
 TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   // run1/snap.csv and run2/snap.csv: the profiles are named after the directories that tell
   // them apart; a bad input among the snapshots leaves no profile written; one snapshot given

@@ -159,7 +159,25 @@ int cmd_analyze(int argc, char** argv) {
   auto r = parse_options(o, argc, argv);
   if (!r.count("snapshots"))
     throw std::invalid_argument("missing SNAPSHOT (see hoshi analyze --help)");
-  const auto files = r["snapshots"].as<std::vector<std::string>>();
+  // Each argument as given: cxxopts splits a vector's values at commas, so that run,1.csv was
+  // read as the two files "run" and "1.csv".
+  std::vector<std::string> files;
+  for (const auto& kv : r.arguments())
+    if (kv.key() == "snapshots") files.push_back(kv.value());
+  // run/snapshot_* of a tipsy run names each snapshot's units file too: those beside their
+  // snapshot are left out, with a note (the whole command failed on the first of them).
+  std::vector<std::string> skipped;
+  std::erase_if(files, [&](const std::string& f) {
+    const bool units_file =
+        f.size() > 6 && f.ends_with(".param") &&
+        std::find(files.begin(), files.end(), f.substr(0, f.size() - 6)) != files.end();
+    if (units_file) skipped.push_back(f);
+    return units_file;
+  });
+  if (!skipped.empty())
+    std::cerr << "hoshi analyze: note: " << skipped.size()
+              << " tipsy units file(s) left out, each beside its snapshot (" << skipped.front()
+              << (skipped.size() > 1 ? ", ..." : "") << ")\n";
   const bool overwrite = flag(r, "overwrite");
   const std::size_t bins = parse_size(r["bins"].as<std::string>(), "--bins");
   if (bins > 100000)  // more shells than most snapshots have particles (1e12 ran out of memory)
