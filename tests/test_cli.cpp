@@ -873,8 +873,9 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
   ASSERT_EQ(hoshi("ic -n 500 --units galaxy --out " + (d / "g.csv").string(), d).status, 0);
   r = hoshi("analyze " + (d / "g.csv").string() + " --bound", d);
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("g.csv records no units or G: G = 1 assumed for the bound mass (-G sets"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("g.csv records no units or G: G = 1 was assumed for the bound mass (-G sets"),
+      std::string::npos)
       << r.err;
   r = hoshi("analyze " + (d / "g.csv").string() + " --bound -G 43007.1", d);
   EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;

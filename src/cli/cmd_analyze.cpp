@@ -283,7 +283,8 @@ int cmd_analyze(int argc, char** argv) {
     }
   int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
   for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
-  std::string last_softening_note;  // the softening and kernel last named
+  std::string last_softening_note;     // the softening and kernel last named
+  std::vector<std::string> without_G;  // snapshots with neither units nor G, for the note
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
@@ -310,12 +311,10 @@ int cmd_analyze(int argc, char** argv) {
       // A file with neither units nor a recorded G (Gadget binary, CSV, tipsy without .param,
       // HDF5 without /Units): G = 1 was assumed without a word, and a galaxy-units halo came
       // out unbound with circular speeds of 0.7 km/s.
+      // Said once, after the results (an error stays the one line it is).
       const bool records_G = s.units_known || io::find_param(s.parameters, "G") ||
                              io::find_param(s.parameters, "GravityConstantInternal");
-      if (!records_G && (bound || !prof_dir.empty()))
-        std::cerr << "hoshi analyze: note: " << path << " records no units or G: G = 1 assumed for "
-                  << (bound ? "the bound mass" : "the circular speeds")
-                  << " (-G sets it: 43007.1 for kpc, km/s and 1e10 Msun)\n";
+      if (!records_G && (bound || !prof_dir.empty())) without_G.push_back(path);
     }
     // The bound mass with the run's softening as the snapshot records it (/Parameters), unless
     // --softening is given: with the default 0 a softened run's remnant came out with another
@@ -411,6 +410,15 @@ int cmd_analyze(int argc, char** argv) {
     }
   }
   if (!csv_path.empty()) write_text(csv_path, table.str());
+  if (!without_G.empty())
+    std::cerr << "hoshi analyze: note: " << without_G.front()
+              << (without_G.size() > 1
+                      ? " and " + std::to_string(without_G.size() - 1) + " more snapshot(s)"
+                      : std::string())
+              << (without_G.size() > 1 ? " record" : " records")
+              << " no units or G: G = 1 was assumed for "
+              << (bound ? "the bound mass" : "the circular speeds")
+              << " (-G sets it: 43007.1 for kpc, km/s and 1e10 Msun)\n";
   return 0;
 }
 
