@@ -391,9 +391,14 @@ TEST(Cli, HelpNamingACommandShowsThatCommandsHelp) {
     EXPECT_EQ(stdout_of(form, status), expected) << form;
     EXPECT_EQ(status, 0) << form;
   }
-  const Result r = hoshi("help frobnicate", d);
+  Result r = hoshi("help frobnicate", d);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unknown command 'frobnicate'"), std::string::npos) << r.err;
+  // More than a command after it: the usage with the reason (it printed the usage alone).
+  r = hoshi("-h run --x", d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("hoshi: error: -h takes one command name, not 'run --x'"), std::string::npos)
+      << r.err;
 }
 
 // --targets 0 means every particle, however the zero is written (00 was refused as < 1).

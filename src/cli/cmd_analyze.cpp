@@ -392,7 +392,7 @@ int cmd_analyze(int argc, char** argv) {
       if (!(R_max > 0))
         throw std::invalid_argument(path +
                                     ": the disk profile's outer radius, the 90% "
-                                    "Lagrangian radius, is 0 (the particles are at one "
+                                    "Lagrangian radius, is 0 (90% of the mass is at one "
                                     "point); give --disk-rmax");
       disk.push_back(disk_profile(p, dc, v, ax, R_max, bins));
     }

@@ -131,6 +131,12 @@ int main(int argc, char** argv) {
     // Without a command (or with more than one word after --help): the usage, as an error.
     const bool error = argc < 2 || argc > 2;
     print_help(error ? std::cerr : std::cout);
+    if (argc > 3) {  // the reason last, where it is seen
+      std::string words;
+      for (int k = 2; k < argc; ++k) words += (k > 2 ? " " : "") + std::string(argv[k]);
+      std::cerr << "hoshi: error: " << argv[1] << " takes one command name, not '" << words
+                << "'\n";
+    }
     return error ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
