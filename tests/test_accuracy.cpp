@@ -160,6 +160,47 @@ std::vector<std::vector<std::string>> read_csv(const fs::path& path, std::string
   return rows;
 }
 
+// A run's snapshot is measured with the softening it ran with (the default 0 measured other
+// forces than the run's), as analyze --bound takes it, with a note; --softening overrides. Fewer
+// targets than resolve p999 (p99) are said.
+TEST(Accuracy, ARunsSnapshotIsMeasuredWithItsSofteningAndSmallSamplesAreSaid) {
+  const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_softening";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string hoshi = HOSHI_EXE;
+  ASSERT_EQ(std::system((hoshi +
+                         " run -n 2000 --softening 0.05 --kernel spline --t-end 0 --quiet "
+                         "--out " +
+                         (dir / "r").string() + " >/dev/null")
+                            .c_str()),
+            0);
+  const std::string snap = (dir / "r" / "checkpoint.hdf5").string();
+  const auto table = [&](const std::string& extra, const std::string& name) {
+    const fs::path csv = dir / (name + ".csv"), err = dir / (name + ".err");
+    EXPECT_EQ(run("--ic " + snap + " --targets 300 --csv " + csv.string() + " " + extra +
+                  " >/dev/null 2>" + err.string()),
+              0);
+    std::string header, row;
+    std::ifstream in(csv);
+    std::getline(in, header);
+    std::getline(in, row);
+    std::stringstream e;
+    e << std::ifstream(err).rdbuf();
+    return std::pair{row.substr(0, row.rfind(',')), e.str()};  // without seconds
+  };
+  const auto [recorded, note] = table("", "recorded");
+  EXPECT_NE(note.find("note: the softening " + snap + " records: 0.05 (spline; --softening"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("note: 300 targets: err_p999 is the largest error"), std::string::npos)
+      << note;
+  EXPECT_EQ(recorded, table("--softening 0.05 --kernel spline", "given").first);
+  const auto [zero, zero_note] = table("--softening 0", "zero");
+  EXPECT_NE(recorded, zero);
+  EXPECT_EQ(zero_note.find("records"), std::string::npos) << zero_note;
+  fs::remove_all(dir);
+}
+
 TEST(Accuracy, ErrorsFileHoldsTheDistributionBehindThePercentiles) {
   // --errors writes each target's errors per setting; their percentiles are the table's.
   const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_errors";

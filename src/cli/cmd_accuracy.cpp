@@ -33,8 +33,17 @@ int cmd_accuracy(int argc, char** argv) {
       "walk's default theta, then the relative criterion, and the row is the call after). For "
       "a study of the "
       "error against theta, give a geometric criterion (the default, auto, is relative, whose "
-      "error follows --alpha).");
-  o.add_options()("targets", "number of random targets for the reference (0: all particles)",
+      "error follows --alpha). Columns: err_* are percentiles (nearest rank: with fewer than "
+      "1000 targets err_p999 is the largest, below 100 err_p99 too) of each target's "
+      "|a - a_ref| / |a_ref| (|a_ref| at least 1e-6 of the targets' median), pot_err_* of "
+      "|phi - phi_ref| / |phi_ref|; pp and pc are the particle-particle and particle-cell terms "
+      "divided by N; seconds is that one evaluation's wall time, tree build included (for cost "
+      "comparisons use hoshi bench, which repeats). --seed draws a model and the targets: to "
+      "draw other targets of one realisation, write it with hoshi ic and give --ic FILE. A "
+      "particle file's recorded softening and kernel (a run's snapshot) are used unless "
+      "--softening is given.");
+  o.add_options()("targets",
+                  "number of random targets for the reference (0, or N or more: all particles)",
                   cxxopts::value<std::string>()->default_value("2000"))(
       "csv", "also write the table to this CSV file", cxxopts::value<std::string>())(
       "errors",
@@ -158,8 +167,19 @@ int cmd_accuracy(int argc, char** argv) {
   // not depend on it, --errors' a_ref does (it came out 43007 times small for galaxy units).
   if (!r.count("G") && info.G > 0) base.G = info.G;
   const std::string ic = r["ic"].as<std::string>();
+  // A run's snapshot: the softening it ran with (the default 0 measured other forces than the
+  // run's: a spline eps 0.05 checkpoint's p999 4.4e-4 instead of 5.5e-4), as analyze --bound.
+  if (!is_model(ic))
+    if (const std::string said = take_recorded_softening(r, info.parameters, ic, base);
+        !said.empty())
+      std::cerr << "hoshi accuracy: note: the softening " << ic << " records: " << said
+                << "; --softening overrides)\n";
   if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
   const auto targets = sample_targets(p.size(), k, r["seed"].as<std::uint64_t>());
+  if (targets.size() < 1000)
+    std::cerr << "hoshi accuracy: note: " << targets.size() << " targets: err_p999"
+              << (targets.size() < 100 ? " and err_p99 are" : " is")
+              << " the largest error (nearest rank; 1000 targets resolve p999, 100 p99)\n";
   ForceArrays ref;
   direct_reference(p, base.G, base.softening, base.eps, targets, ref);
   std::vector<double> target_r, target_a;  // --errors: r from the centre of mass, |a_ref|

@@ -319,23 +319,10 @@ int cmd_analyze(int argc, char** argv) {
     // The bound mass with the run's softening as the snapshot records it (/Parameters), unless
     // --softening is given: with the default 0 a softened run's remnant came out with another
     // potential than the one it was run in.
-    if (bound && !r.count("softening")) {
-      const io::ParamValue* e = io::find_param(s.parameters, "softening");
-      if (const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt) {
-        const double v = *eps;
-        if (!(v >= 0) || !std::isfinite(v))
-          throw std::invalid_argument(path + ": field /Parameters/softening: value " +
-                                      io::to_string(*e) + " (must be >= 0; give --softening)");
-        snap_cfg.eps = v;
-        const io::ParamValue* k = io::find_param(s.parameters, "kernel");
-        if (k && !r.count("kernel")) try {
-            snap_cfg.softening = parse_softening(io::to_string(*k));
-          } catch (const std::invalid_argument&) {
-            throw std::invalid_argument(path + ": field /Parameters/kernel: value '" +
-                                        io::to_string(*k) + "' (give --kernel)");
-          }
-        // Said for the first snapshot and again whenever a later one records another.
-        const std::string said = number_text(v) + " (" + to_string(snap_cfg.softening);
+    if (bound) {
+      // Said for the first snapshot and again whenever a later one records another.
+      if (const std::string said = take_recorded_softening(r, s.parameters, path, snap_cfg);
+          !said.empty()) {
         if (said != last_softening_note)
           std::cerr << "hoshi analyze: --bound with the softening "
                     << (last_softening_note.empty() ? "the snapshot records: "

@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "core/checks.hpp"
+#include "core/number_text.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
 #include "io/particle_io.hpp"
@@ -425,6 +426,26 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
                        : io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
   return p;
+}
+
+std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
+                                    const std::string& path, SolverConfig& c) {
+  if (r.count("softening")) return "";
+  const io::ParamValue* e = io::find_param(params, "softening");
+  const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt;
+  if (!eps) return "";
+  if (!(*eps >= 0) || !std::isfinite(*eps))
+    throw std::invalid_argument(path + ": field /Parameters/softening: value " + io::to_string(*e) +
+                                " (must be >= 0; give --softening)");
+  c.eps = *eps;
+  const io::ParamValue* k = io::find_param(params, "kernel");
+  if (k && !r.count("kernel")) try {
+      c.softening = parse_softening(io::to_string(*k));
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument(path + ": field /Parameters/kernel: value '" + io::to_string(*k) +
+                                  "' (give --kernel)");
+    }
+  return number_text(*eps) + " (" + to_string(c.softening);
 }
 
 void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file) {

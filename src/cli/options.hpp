@@ -81,6 +81,14 @@ bool is_model(const std::string& ic);
 // sphere, faster, with -G 2); tipsy files are in G = 1 units of their own.
 void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 
+// The softening a particle file's run recorded (/Parameters softening and kernel), for the
+// commands that take a file's particles and a softening (analyze --bound, accuracy --ic FILE):
+// `c`'s eps and kernel replaced by the recorded ones unless --softening (--kernel) is given in
+// `r`. Returns the text to say ("0.05 (spline"), "" when nothing was taken. A bad recorded
+// value throws naming `path` and the field.
+std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
+                                    const std::string& path, SolverConfig& c);
+
 // With softening `eps` = 0, two particles of `file` at one point have an infinite force: throws
 // std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
 // solvers find them too, but do not know the file; this runs before any output.
