@@ -9,7 +9,7 @@ usage: accuracy_vs_theta.py ACCURACY.csv [-o OUT.png]
 
 Left: relative acceleration error at the 50th, 99th percentiles and the maximum, one line
 style per percentile and one colour per (criterion, order, walk). Right: interactions per
-particle (p-p + p-c) and seconds per force evaluation.
+particle (p-p + p-c) and the seconds of one force evaluation (noisy: `hoshi bench` repeats).
 """
 import argparse
 import csv
@@ -78,7 +78,7 @@ def main():
     ax_cost.set_xlabel("theta")
     ax_cost.set_ylabel("interactions per particle (solid)")
     ax_cost.set_yscale("log")
-    ax_time.set_ylabel("seconds per force evaluation (dashed)")
+    ax_time.set_ylabel("seconds, one force evaluation (dashed; hoshi bench times repeats)")
     ax_cost.grid(True, which="both", alpha=0.3)
     ax_cost.legend(fontsize=7)
     fig.suptitle(f"hoshi accuracy: {a.csv}")
