@@ -2,6 +2,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -578,9 +579,17 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     read_columns<double>(gd, gname, "Velocities", d, n, {&p.vx, &p.vy, &p.vz}, base, file);
     read_columns<std::uint64_t>(gd, gname, "ParticleIDs", H5T_NATIVE_UINT64, n, {&p.id}, base,
                                 file);
-    if (has_link(gd, "Masses"))
+    if (has_link(gd, "Masses")) {
       read_columns<double>(gd, gname, "Masses", d, n, {&p.m}, base, file);
-    else if (mass_table[t] > 0)
+      const std::string ignored =
+          gname + " (MassTable[" + std::to_string(t) + "] = " + number_text(mass_table[t]) + ")";
+      if (mass_table[t] > 0 &&
+          std::any_of(p.m.begin() + base, p.m.end(),
+                      [&](double m) { return m != mass_table[t]; }) &&
+          std::find(out.mass_table_ignored.begin(), out.mass_table_ignored.end(), ignored) ==
+              out.mass_table_ignored.end())  // once for a multi-file set
+        out.mass_table_ignored.push_back(ignored);
+    } else if (mass_table[t] > 0)
       std::fill(p.m.begin() + base, p.m.end(), mass_table[t]);
     else if (mass_table[t] == 0)
       throw_bad_field(file, gname + "/Masses", "missing",

@@ -47,6 +47,9 @@ struct SnapshotData {
   // Per particle type (6 entries, or as many as the file has: SWIFT writes 7).
   std::vector<std::uint64_t> loaded = std::vector<std::uint64_t>(6, 0);   // loaded
   std::vector<std::uint64_t> skipped = std::vector<std::uint64_t>(6, 0);  // skipped (gas, type 0)
+  // Types whose Masses dataset (used) disagrees with a nonzero MassTable entry (Gadget-2's
+  // binary reader would have taken the table): "PartType2 (MassTable[2] = 0.5)".
+  std::vector<std::string> mass_table_ignored;
 };
 
 // Writes `p` to `path` atomically (temporary file + rename). Throws std::runtime_error when

@@ -103,6 +103,12 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.units_known = d.info.units_known;
       out.parameters = std::move(d.info.parameters);
       out.note = gas_note(d.skipped[0]);
+      if (!d.mass_table_ignored.empty()) {
+        std::string types;
+        for (const auto& t : d.mass_table_ignored) types += (types.empty() ? "" : ", ") + t;
+        out.note += (out.note.empty() ? "" : "; ") + std::string("masses from the Masses ") +
+                    "dataset, which differs from a nonzero MassTable entry: " + types;
+      }
       cosmology_note(d.info.omega0, d.info.time);
       break;
     }
@@ -173,8 +179,7 @@ std::string units_imply_another_G(SnapshotFormat format, const SnapshotInfo& inf
   if (format != SnapshotFormat::hdf5 || !info.units_known || !(info.G > 0)) return "";
   const double G_units = info.units.G();
   if (std::abs(info.G - G_units) <= 1e-9 * G_units) return "";
-  return "its /Units imply G = " + number_text(G_units) +
-         " and its G = " + number_text(info.G) +
+  return "its /Units imply G = " + number_text(G_units) + " and its G = " + number_text(info.G) +
          " is in /Parameters/GravityConstantInternal, which hoshi reads; yt and pynbody read "
          "masses from /Units alone: multiply theirs by " +
          number_text(info.G / G_units) +

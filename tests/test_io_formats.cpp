@@ -386,6 +386,37 @@ TEST(IoHdf5, ReadsSwiftStyleMultiTypeFilesSkippingGas) {
   EXPECT_EQ(d.info.time, 0.5);
 }
 
+// Masses come from the Masses dataset where a type has one; a nonzero MassTable entry that
+// disagrees with it (Gadget-2's binary reader would have taken the table) is named in the note.
+TEST(IoHdf5, MassesThatDisagreeWithTheMassTableAreNoted) {
+  ScratchDir dir("h5");
+  const std::string path = dir.file("m.hdf5");
+  write_multi_type(path);
+  EXPECT_TRUE(read_hdf5_snapshot(path).mass_table_ignored.empty());
+  const auto set_table = [&](double type1) {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+    const hid_t a = H5Aopen(h, "MassTable", H5P_DEFAULT);
+    const double table[7] = {0, type1, 0, 0, 0.25, 0, 0};
+    H5Awrite(a, H5T_NATIVE_DOUBLE, table);
+    H5Aclose(a);
+    H5Gclose(h);
+    H5Fclose(f);
+  };
+  set_table(0.5);  // the same masses as the dataset: nothing to say
+  EXPECT_TRUE(read_hdf5_snapshot(path).mass_table_ignored.empty());
+  set_table(0.75);
+  const SnapshotData d = read_hdf5_snapshot(path);
+  EXPECT_EQ(d.particles.m[0], 0.5);  // still the dataset's
+  ASSERT_EQ(d.mass_table_ignored.size(), 1u);
+  EXPECT_EQ(d.mass_table_ignored[0], "PartType1 (MassTable[1] = 0.75)");
+  const LoadedSnapshot s = load_snapshot(path);
+  EXPECT_NE(s.note.find("masses from the Masses dataset, which differs from a nonzero MassTable "
+                        "entry: PartType1 (MassTable[1] = 0.75)"),
+            std::string::npos)
+      << s.note;
+}
+
 TEST(IoHdf5, ReadsMultiFileSets) {
   ScratchDir dir("h5");
   ParticleSet a = test::sample_particles(6, 1), b = test::sample_particles(4, 2);
