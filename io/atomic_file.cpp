@@ -1,6 +1,7 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <regex>
 #include <stdexcept>
@@ -62,16 +64,67 @@ std::string output_target(const std::string& path) {
   return p.string();
 }
 
+namespace {
+
+// The descriptor (1 or 2) whose open file `path` is (after links), or -1: /dev/stdout when a
+// shell redirected it to a regular file names that file.
+int own_descriptor(const std::string& path) {
+  struct stat a {};
+  if (::stat(path.c_str(), &a) != 0) return -1;
+  for (int fd : {1, 2}) {
+    struct stat b {};
+    if (::fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) return fd;
+  }
+  return -1;
+}
+
+// The bytes of `tmp` appended to the in-place output `path`: through this process's own
+// descriptor when `path` is its stdout or stderr (at the descriptor's offset, after what
+// std::cout and stdio hold: opening /dev/stdout again started at offset 0, and truncated),
+// else through a descriptor opened without truncation (a device, a FIFO).
+void copy_in_place(const std::string& tmp, const std::string& path) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  int fd = own_descriptor(path);
+  const bool own = fd < 0;
+  if (own) fd = ::open(path.c_str(), O_WRONLY | O_APPEND);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + errno_text());
+  std::ifstream in(tmp, std::ios::binary);
+  char buf[1 << 16];
+  bool failed = !in;
+  while (!failed && in) {
+    in.read(buf, sizeof buf);
+    for (std::streamsize done = 0, n = in.gcount(); done < n && !failed;) {
+      const ssize_t w = ::write(fd, buf + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0)
+        failed = true;
+      else
+        done += w;
+    }
+  }
+  const std::string err = failed ? errno_text() : "";
+  if (own) ::close(fd);
+  if (failed) throw std::runtime_error(path + ": write failed: " + err);
+}
+
+// A temporary in the system's temporary directory for an in-place output (a FIFO or device
+// cannot hold one beside it, and HDF5 cannot write a pipe directly).
+std::string staging_path(const std::string& path) {
+  return temporary_path((fs::temp_directory_path() / fs::path(path).filename()).string());
+}
+
+}  // namespace
+
 bool written_in_place(const std::string& path) {
   std::error_code ec;
   const fs::file_status s = fs::status(path, ec);  // follows links
   if (ec || !fs::exists(s) || fs::is_directory(s)) return false;
-  // /dev/stdout, /dev/fd/N and /proc/self/fd/N name the process's open files: the file a shell
-  // redirected stdout to is regular, and a temporary renamed over it would leave the shell's
-  // descriptor on the replaced file.
-  const std::string abs = fs::absolute(path, ec).lexically_normal().string();
-  if (abs.rfind("/dev/", 0) == 0 || abs.rfind("/proc/", 0) == 0) return true;
-  return !fs::is_regular_file(s);
+  // A regular file only when it is this process's stdout or stderr (--csv /dev/stdout with
+  // stdout redirected to a file): a temporary renamed over it would leave the shell's
+  // descriptor on the replaced file. Other regular files (/dev/shm's too) are replaced.
+  return !fs::is_regular_file(s) || own_descriptor(path) >= 0;
 }
 
 void commit_file(const std::string& tmp, const std::string& path) {
@@ -85,7 +138,17 @@ void commit_file(const std::string& tmp, const std::string& path) {
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string&)>& write) {
   if (written_in_place(path)) {
-    write(path);
+    const std::string staged = staging_path(path);
+    try {
+      write(staged);
+      copy_in_place(staged, path);
+    } catch (...) {
+      std::error_code ec;
+      fs::remove(staged, ec);
+      throw;
+    }
+    std::error_code ec;
+    fs::remove(staged, ec);
     return;
   }
   const std::string target = output_target(path);
@@ -115,13 +178,9 @@ void write_stream_atomically(const std::string& path,
 
 TemporaryOutput::TemporaryOutput(const std::string& path, const std::string& what)
     : path_(path), what_(what) {
-  if (written_in_place(path_)) {
-    out.open(path_, std::ios::binary);
-    if (!out) throw std::runtime_error(what_ + " " + path_ + ": cannot open: " + errno_text());
-    return;
-  }
-  path_ = output_target(path);
-  tmp_ = temporary_path(path_);
+  in_place_ = written_in_place(path_);
+  if (!in_place_) path_ = output_target(path);
+  tmp_ = in_place_ ? staging_path(path_) : temporary_path(path_);
   remove_stale_temporaries_of(path_);  // left by an earlier writer of this file that was killed
   out.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out)
@@ -129,7 +188,7 @@ TemporaryOutput::TemporaryOutput(const std::string& path, const std::string& wha
 }
 
 TemporaryOutput::~TemporaryOutput() {
-  if (committed_ || tmp_.empty()) return;
+  if (committed_) return;
   out.close();
   std::error_code ec;
   fs::remove(tmp_, ec);
@@ -140,7 +199,13 @@ void TemporaryOutput::commit() {
   if (!out) throw std::runtime_error(what_ + " " + path_ + ": write failed (disk full?)");
   out.close();
   if (out.fail()) throw std::runtime_error(what_ + " " + path_ + ": close failed (disk full?)");
-  if (!tmp_.empty()) commit_file(tmp_, path_);
+  if (in_place_) {
+    copy_in_place(tmp_, path_);
+    std::error_code ec;
+    fs::remove(tmp_, ec);
+  } else {
+    commit_file(tmp_, path_);
+  }
   committed_ = true;
 }
 

@@ -8,9 +8,11 @@
 // link's final target and is renamed over it (renaming over the link replaced the link with a
 // regular file and left its target as it was; a dangling link's target is created). A path
 // that is, after its links, an existing file other than a regular one or a directory (a
-// character device such as /dev/stdout or /dev/null, a FIFO) is written in place: it cannot
-// be renamed over, and renaming over it replaced the device (as root: /dev/stdout for every
-// process).
+// character device such as /dev/null or a terminal, a FIFO), or this process's own stdout or
+// stderr (--csv /dev/stdout, a pipe or a redirected file), is written in place: staged in the
+// system's temporary directory and then copied there (through the process's own descriptor,
+// at its offset, for stdout and stderr). Such a path cannot be renamed over, and renaming over
+// it replaced the device (as root: /dev/stdout for every process).
 #pragma once
 
 #include <fstream>
@@ -29,8 +31,8 @@ std::string temporary_path(const std::string& path);
 std::string output_target(const std::string& path);
 
 // True when `path` (its links followed) exists and is neither a regular file nor a directory
-// (a device, a FIFO), or is an existing file under /dev or /proc (/dev/stdout even when a
-// shell redirected it to a regular file): written in place instead of through a temporary.
+// (a device, a FIFO), or is the file this process's stdout or stderr is (a shell's
+// redirection): written in place instead of renamed into place.
 bool written_in_place(const std::string& path);
 
 // fsyncs `tmp`, renames it to `path` and fsyncs the directory. Throws std::runtime_error.
@@ -60,7 +62,8 @@ class TemporaryOutput {
   std::ofstream out;
 
  private:
-  std::string path_, what_, tmp_;  // tmp_ empty: written in place (a device, a FIFO)
+  std::string path_, what_, tmp_;
+  bool in_place_ = false;  // tmp_ is staged in the temporary directory, copied at commit()
   bool committed_ = false;
 };
 

@@ -147,6 +147,11 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
   return out;
 }
 
+std::string tipsy_param_path(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_symlink(path, ec) ? output_target(path) + ".param" : path + ".param";
+}
+
 TipsyData read_tipsy(const std::string& path) {
   TipsyData out;
   {
@@ -154,7 +159,9 @@ TipsyData read_tipsy(const std::string& path) {
     out = parse_tipsy(file.data(), file.size(), path);
   }
   // Units from the companion parameter file, if any.
-  std::ifstream param(path + ".param");
+  std::error_code ec;
+  std::ifstream param(std::filesystem::exists(path + ".param", ec) ? path + ".param"
+                                                                   : tipsy_param_path(path));
   double kpc = 0, msol = 0;
   std::string line;
   while (std::getline(param, line)) {
@@ -190,12 +197,14 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   // The units file is written to its temporary first and renamed after the particles': a
   // .param that cannot be written (a directory of that name) failed after the particles had
   // replaced the old file, which was then left with another file's units.
+  // Beside the file the particles go to: a symbolic link's target (tipsy_param_path).
   std::unique_ptr<TemporaryOutput> param;
   if (with_param) {
+    const std::string param_path = tipsy_param_path(path);
     std::error_code ec;
-    if (std::filesystem::is_directory(path + ".param", ec))
-      throw std::invalid_argument(path + ".param: is a directory (tipsy's units file goes there)");
-    param = std::make_unique<TemporaryOutput>(path + ".param", "tipsy units file");
+    if (std::filesystem::is_directory(param_path, ec))
+      throw std::invalid_argument(param_path + ": is a directory (tipsy's units file goes there)");
+    param = std::make_unique<TemporaryOutput>(param_path, "tipsy units file");
     param->out.precision(17);
     param->out << "# units of " << std::filesystem::path(path).filename().string()
                << " (G = 1), written by hoshi\n"

@@ -46,6 +46,11 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
 // reads PATH.param (dKpcUnit, dMsolUnit) when it exists.
 TipsyData read_tipsy(const std::string& path);
 
+// Where write_tipsy puts the units file of `path`: beside the file the particles go to,
+// TARGET.param for a symbolic link (output_target), else PATH.param. read_tipsy reads
+// PATH.param, or this one when there is none.
+std::string tipsy_param_path(const std::string& path);
+
 // Writes a standard big-endian tipsy file, all particles as dark matter (eps = `eps`, phi =
 // potential), converted from `units` to G = 1 units, plus PATH.param; both atomically.
 // `time` is in `units`; G: the run's gravitational constant in `units` (0: units.G(); a run

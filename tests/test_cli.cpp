@@ -526,17 +526,27 @@ TEST(Cli, OutputsGoThroughLinksAndToStdout) {
   std::string header;
   std::getline(in, header);
   EXPECT_EQ(header.rfind("snapshot,time,n,mass", 0), 0u) << header;
-  // /dev/stdout (a pipe here) without --overwrite: written in place.
-  const fs::path out = d / "piped.txt";
-  const int raw =
-      std::system((std::string(HOSHI_EXE) + " analyze " + (d / "p.csv").string() +
-                   " --csv /dev/stdout 2>" + (d / "err.txt").string() + " | cat > " + out.string())
-                      .c_str());
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0);
-  std::stringstream s;
-  s << std::ifstream(out).rdbuf();
-  EXPECT_NE(s.str().find("snapshot,time,n,mass"), std::string::npos) << s.str();
-  EXPECT_TRUE(fs::is_symlink("/dev/stdout") || fs::is_character_file("/dev/stdout"));
+  // /dev/stdout without --overwrite, written in place after the table: a pipe, a file the shell
+  // truncated, a file it appends to (reopening /dev/stdout wrote at offset 0 and truncated: the
+  // appended file lost its lines, the table overwrote the CSV).
+  const fs::path out = d / "out.txt";
+  for (const std::string redirect : {" | cat > ", " > ", " >> "}) {
+    write(out, "earlier line\n");
+    const int raw =
+        std::system((std::string(HOSHI_EXE) + " analyze " + (d / "p.csv").string() +
+                     " --csv /dev/stdout 2>" + (d / "err.txt").string() + redirect + out.string())
+                        .c_str());
+    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << redirect;
+    std::stringstream s;
+    s << std::ifstream(out).rdbuf();
+    const std::string text = s.str();
+    const auto table = text.find("snapshot    "), csv = text.find("snapshot,time,n,mass");
+    EXPECT_NE(table, std::string::npos) << redirect << text;
+    EXPECT_NE(csv, std::string::npos) << redirect << text;
+    EXPECT_LT(table, csv) << redirect << text;  // in the order written
+    EXPECT_EQ(text.find("earlier line") != std::string::npos, redirect == " >> ")
+        << redirect << text;
+  }
 }
 
 // A multi-file set is read from any of its members (snap.0.hdf5); its stem alone was "no such

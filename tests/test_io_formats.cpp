@@ -554,6 +554,16 @@ TEST(IoAtomic, FifosAndDevicesAreWrittenInPlace) {
   EXPECT_TRUE(written_in_place(fifo));
   EXPECT_FALSE(written_in_place(dir.file("absent.csv")));
   EXPECT_FALSE(written_in_place(dir.path().string()));
+  test::write_all(dir.file("regular.csv"), "x");  // any regular file but this process's stdout
+  EXPECT_FALSE(written_in_place(dir.file("regular.csv")));
+  std::filesystem::remove(dir.file("regular.csv"));
+  // Under /dev too (every existing path there was taken in place, skipping --overwrite).
+  const std::string shm = "/dev/shm/hoshi_test_" + std::to_string(::getpid()) + ".csv";
+  if (std::filesystem::is_directory("/dev/shm") && ::access("/dev/shm", W_OK) == 0) {
+    test::write_all(shm, "x");
+    EXPECT_FALSE(written_in_place(shm));
+    std::filesystem::remove(shm);
+  }
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer can open
   ASSERT_GE(reader, 0);
   write_stream_atomically(fifo, [](std::ostream& s) { s << "through the pipe"; });
@@ -582,6 +592,21 @@ TEST(IoAtomic, OutputDirectoryIsNotReusedWithoutOverwrite) {
 }
 
 // ---- tipsy ------------------------------------------------------------------------------------
+
+// A tipsy file written through a symbolic link: its units file goes beside the target (it went
+// beside the link, so that the target read alone had no units), and reading through the link
+// finds it.
+TEST(IoTipsy, UnitsFileGoesBesideTheTargetOfALink) {
+  ScratchDir dir("tipsy");
+  std::filesystem::create_directory(dir.file("sub"));
+  std::filesystem::create_symlink("sub/real.std", dir.file("link.std"));
+  write_tipsy(dir.file("link.std"), test::sample_particles(10), 0.5, units_galaxy());
+  EXPECT_TRUE(std::filesystem::exists(dir.file("sub/real.std.param")));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("link.std.param")));
+  EXPECT_TRUE(read_tipsy(dir.file("sub/real.std")).units_known);
+  EXPECT_TRUE(read_tipsy(dir.file("link.std")).units_known);
+  EXPECT_EQ(tipsy_param_path(dir.file("link.std")), dir.file("sub/real.std.param"));
+}
 
 TEST(IoTipsy, StandardRoundTripBigEndian) {
   ScratchDir dir("tipsy");

@@ -10,6 +10,7 @@
 #include "core/number_text.hpp"
 #include "io/particle_io.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/tipsy.hpp"
 #include "io/units.hpp"
 
 namespace hoshi::cli {
@@ -94,9 +95,9 @@ int cmd_ic(int argc, char** argv) {
   // A tipsy file's units go to OUT.param beside it, which must not be replaced silently either.
   std::error_code ec;
   if (io::format_from_extension(out) == io::SnapshotFormat::tipsy && !flag(r, "overwrite") &&
-      std::filesystem::exists(out + ".param", ec))
-    throw std::invalid_argument("--out " + out + ": " + out +
-                                ".param exists (the tipsy file's units; use --overwrite to "
+      std::filesystem::exists(io::tipsy_param_path(out), ec))
+    throw std::invalid_argument("--out " + out + ": " + io::tipsy_param_path(out) +
+                                " exists (the tipsy file's units; use --overwrite to "
                                 "replace it)");
   // A particle file keeps its time, units, G and parameters (a conversion between formats
   // relabelled them as henon at t = 0 without converting the values); one without units is
