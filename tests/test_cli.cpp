@@ -502,10 +502,17 @@ TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
     EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << r.err;
   }
   // --eta sets the step from the same measure: nothing to warn of.
-  const Result r =
+  Result r =
       hoshi("run -n 4096 --eta 0.5 --t-end 0 --quiet --overwrite --out " + (d / "s").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // A restart that sets a longer step is warned as a new run is (it went unsaid).
+  ASSERT_EQ(hoshi("run -n 4096 --t-end 0.0078125 --quiet --out " + (d / "r").string(), d).status,
+            0);
+  r = hoshi("run --restart " + (d / "r").string() + " --dt 0.0625 --t-end 0.0703125 --quiet", d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("do not resolve encounters within the softening"), std::string::npos)
+      << r.err;
 }
 
 // Outputs through symbolic links and to /dev/stdout: the rename of the temporary replaced a

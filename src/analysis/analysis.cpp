@@ -283,6 +283,7 @@ BoundResult bound_mass(const ParticleSet& p, const SolverConfig& config, int max
   if (n == 0) return res;
   ParticleSet work = p;
   auto solver = make_solver(config, n);
+  std::vector<char> before_last;  // the set two iterations back: a cycle of two ends the loop
   for (int it = 0; it < max_iter; ++it) {
     res.iterations = it + 1;
     // Unbound particles become massless test particles: they feel the bound set only.
@@ -301,19 +302,29 @@ BoundResult bound_mass(const ParticleSet& p, const SolverConfig& config, int max
     }
     for (auto& c : pv) c /= m;
     solver->compute(work);
-    bool changed = false;
+    std::vector<char> last = res.bound;
+    bool changed = false, any = false;
     for (std::size_t i = 0; i < n; ++i) {
       const double ux = p.vx[i] - pv[0], uy = p.vy[i] - pv[1], uz = p.vz[i] - pv[2];
       const char b = 0.5 * (ux * ux + uy * uy + uz * uz) + work.pot[i] < 0 ? 1 : 0;
+      any = any || b;
       if (b != res.bound[i]) {
         changed = true;
         res.bound[i] = b;
       }
     }
-    if (!changed) {
+    // Nothing bound is final (the next pass has no mass to bind with).
+    if (!changed || !any) {
       res.converged = true;
       break;
     }
+    // Particles may become bound again: a set that alternates with the one before it would
+    // run to max_iter (500 force evaluations) for nothing.
+    if (res.bound == before_last) {
+      res.oscillating = true;
+      break;
+    }
+    before_last = std::move(last);
   }
   for (std::size_t i = 0; i < n; ++i)
     if (res.bound[i]) {

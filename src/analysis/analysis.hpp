@@ -85,8 +85,9 @@ struct BoundResult {
   double mass = 0;
   std::size_t count = 0;
   int iterations = 0;
-  bool converged = false;   // the last iteration changed nothing (false: max_iter reached)
-  std::vector<char> bound;  // per particle, input order
+  bool converged = false;    // the last iteration changed nothing, or nothing is bound
+  bool oscillating = false;  // stopped because the set alternated between two (not converged)
+  std::vector<char> bound;   // per particle, input order
 };
 // 50 iterations ended a hot Plummer sphere's unbinding at 0.368 where it converges to 0 after
 // 74 (an audit, 2026-12-01): the cap is for sets that keep changing, and the caller says so.

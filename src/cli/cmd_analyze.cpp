@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <variant>
 #include <vector>
@@ -167,13 +168,15 @@ int cmd_analyze(int argc, char** argv) {
   // run/snapshot_* of a tipsy run names each snapshot's units file too: those beside their
   // snapshot are left out, with a note (the whole command failed on the first of them).
   std::vector<std::string> skipped;
-  std::erase_if(files, [&](const std::string& f) {
-    const bool units_file =
-        f.size() > 6 && f.ends_with(".param") &&
-        std::find(files.begin(), files.end(), f.substr(0, f.size() - 6)) != files.end();
-    if (units_file) skipped.push_back(f);
-    return units_file;
-  });
+  {
+    const std::set<std::string> given(files.begin(), files.end());
+    std::erase_if(files, [&](const std::string& f) {
+      const bool units_file =
+          f.size() > 6 && f.ends_with(".param") && given.count(f.substr(0, f.size() - 6)) > 0;
+      if (units_file) skipped.push_back(f);
+      return units_file;
+    });
+  }
   if (!skipped.empty())
     std::cerr << "hoshi analyze: note: " << skipped.size()
               << " tipsy units file(s) left out, each beside its snapshot (" << skipped.front()
@@ -308,11 +311,12 @@ int cmd_analyze(int argc, char** argv) {
     SolverConfig snap_cfg = cfg;
     if (!r.count("G")) {
       snap_cfg.G = io::snapshot_G(s);
-      // A file with neither units nor a recorded G (Gadget binary, CSV, tipsy without .param,
-      // HDF5 without /Units): G = 1 was assumed without a word, and a galaxy-units halo came
-      // out unbound with circular speeds of 0.7 km/s.
-      // Said once, after the results (an error stays the one line it is).
-      const bool records_G = s.units_known || io::find_param(s.parameters, "G") ||
+      // A file with neither units nor a recorded G (Gadget binary, CSV, HDF5 without /Units;
+      // not tipsy, whose units are G = 1 by definition): G = 1 was assumed without a word, and
+      // a galaxy-units halo came out unbound with circular speeds of 0.7 km/s. Said once,
+      // after the results (an error stays the one line it is).
+      const bool records_G = s.units_known || s.format == io::SnapshotFormat::tipsy ||
+                             io::find_param(s.parameters, "G") ||
                              io::find_param(s.parameters, "GravityConstantInternal");
       if (!records_G && (bound || !prof_dir.empty())) without_G.push_back(path);
     }
@@ -343,7 +347,8 @@ int cmd_analyze(int argc, char** argv) {
       const BoundResult b = bound_mass(p, snap_cfg);
       mb = b.mass;
       if (!b.converged)
-        std::cerr << "hoshi analyze: warning: " << path << ": the bound set still changed after "
+        std::cerr << "hoshi analyze: warning: " << path << ": the bound set "
+                  << (b.oscillating ? "alternates between two sets" : "still changed") << " after "
                   << b.iterations << " iterations of unbinding; bound_mass is the last one's ("
                   << b.count << " particles)\n";
     }
@@ -404,7 +409,9 @@ int cmd_analyze(int argc, char** argv) {
                       : std::string())
               << (without_G.size() > 1 ? " record" : " records")
               << " no units or G: G = 1 was assumed for "
-              << (bound ? "the bound mass" : "the circular speeds")
+              << (bound && !prof_dir.empty() ? "the bound mass and the circular speeds"
+                  : bound                    ? "the bound mass"
+                                             : "the circular speeds")
               << " (-G sets it: 43007.1 for kpc, km/s and 1e10 Msun)\n";
   return 0;
 }

@@ -922,7 +922,10 @@ int cmd_run(int argc, char** argv) {
     // Trimmed once the restored state's forces are known (a changed setting may fail there).
     const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
     const double log_every = every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every;
-    cfg.prepare_output = [&cfg, &start, log_every, tiny] {
+    cfg.prepare_output = [&cfg, &start, &p, &r, log_every, tiny] {
+      // A restart that sets the step: the warnings of a new run (it went unsaid; the run's
+      // first part was warned of its own step, if at all).
+      if (r.count("dt") && !warn_long_step(cfg, p)) warn_unresolved_softening(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
@@ -1061,8 +1064,12 @@ int cmd_run(int argc, char** argv) {
                 << " snapshot cannot record units or G: " << lost << "\n";
     // Checkpoints are HDF5 whatever the snapshot format (and one may be written on a signal).
     const std::string other_G = io::units_imply_another_G(io::SnapshotFormat::hdf5, written);
+    const bool hdf5_snapshots =
+        outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::hdf5;
     if (!other_G.empty())
-      std::cout << "note: HDF5 output (checkpoints, snapshots): " << other_G << "\n";
+      std::cout << "note: HDF5 output ("
+                << (hdf5_snapshots ? "checkpoints, snapshots" : "checkpoints") << "): " << other_G
+                << "\n";
   }
 
   RunResult res;
