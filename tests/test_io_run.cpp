@@ -718,7 +718,7 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
                   log),
             0)
       << test::read_all(log);
-  EXPECT_NE(test::read_all(log).find("note: HDF5 output (checkpoints, snapshots): its /Units imply "
+  EXPECT_NE(test::read_all(log).find("note: HDF5 output (checkpoints): its /Units imply "
                                      "G = 1 and its G = 2 is in"),
             std::string::npos)
       << test::read_all(log);
