@@ -475,6 +475,28 @@ TEST(IoRun, FormatConversionKeepsTimeAndUnits) {
 // galaxy every mass shrank by 43007 and the set came out unbound. A converted copy stays
 // without units (hoshi ic wrote henon /Units into it). A tipsy file without its .param is in
 // G = 1 units of the run's length and mass: only its velocities scale, by sqrt(G).
+// hoshi ic records what made a model's particles, as a run's snapshots do (it recorded none:
+// the seed of an initial-conditions file was lost); a conversion keeps that record.
+TEST(IoRun, IcRecordsTheModelItsSeedAndParameters) {
+  ScratchDir dir("run");
+  const std::string h5 = dir.file("h.hdf5"), conv = dir.file("c.hdf5"), log = dir.file("log");
+  ASSERT_EQ(hoshi("ic --ic hernquist -n 100 --seed 5 --model-param a=2 --out " + h5, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("ic --ic " + h5 + " --out " + conv, log), 0) << test::read_all(log);
+  for (const std::string& f : {h5, conv}) {
+    const SnapshotData d = read_hdf5_snapshot(f);
+    for (const auto& [key, value] : {std::pair<const char*, const char*>{"ic", "hernquist"},
+                                     {"particles", "100"},
+                                     {"seed", "5"},
+                                     {"model.a", "2"},
+                                     {"model.mass_cut", "0.999"}}) {
+      const ParamValue* v = find_param(d.info.parameters, key);
+      ASSERT_NE(v, nullptr) << f << " " << key;
+      EXPECT_EQ(to_string(*v), value) << f << " " << key;
+    }
+  }
+}
+
 TEST(IoRun, FilesWithoutUnitsAreInTheRunsUnits) {
   ScratchDir dir("run");
   const std::string csv = dir.file("a.csv"), h5 = dir.file("a.hdf5"), tipsy = dir.file("a.tipsy");

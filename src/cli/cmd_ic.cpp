@@ -1,8 +1,10 @@
 // hoshi ic: write initial conditions to a file.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <variant>
 
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
@@ -110,6 +112,21 @@ int cmd_ic(int argc, char** argv) {
         r.count("units") ? io::parse_units(r["units"].as<std::string>()) : io::units_henon();
     info.G = r.count("G") ? number(r, "G") : info.units.G();
     scale_velocities_to_G(p, info.G);
+    // What made the particles, as a run's snapshots record it (HDF5 /Parameters): the model,
+    // its N and seed and every effective model parameter (model.KEY). It recorded none.
+    info.parameters.emplace_back("ic", r["ic"].as<std::string>());
+    info.parameters.emplace_back("particles", static_cast<std::int64_t>(p.size()));
+    const std::uint64_t seed = r["seed"].as<std::uint64_t>();
+    if (seed <= static_cast<std::uint64_t>(INT64_MAX))
+      info.parameters.emplace_back("seed", static_cast<std::int64_t>(seed));
+    else
+      info.parameters.emplace_back("seed", std::to_string(seed));
+    for (const auto& [k, v] : model_parameters(r)) {
+      if (const auto* d = std::get_if<double>(&v))
+        info.parameters.emplace_back(k, *d);
+      else
+        info.parameters.emplace_back(k, std::get<std::string>(v));
+    }
   } else {
     set_file_units(r, p, info);
   }
