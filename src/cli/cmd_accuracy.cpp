@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
+#include "core/number_text.hpp"
 #include "direct/direct.hpp"
 #include "io/atomic_file.hpp"
 #include "solver/accuracy.hpp"
@@ -45,7 +46,10 @@ int cmd_accuracy(int argc, char** argv) {
   o.add_options()("targets",
                   "number of random targets for the reference (0, or N or more: all particles)",
                   cxxopts::value<std::string>()->default_value("2000"))(
-      "csv", "also write the table to this CSV file", cxxopts::value<std::string>())(
+      "csv",
+      "also write the table to this CSV file, each row followed by the settings every row shares "
+      "(n, targets, softening, kernel, G, n_leaf, n_group, local_ratio, backend)",
+      cxxopts::value<std::string>())(
       "errors",
       "write every target's errors to this CSV file, one row per setting and target "
       "(criterion,order,walk,theta,alpha,id,r,a_ref,acc_err,pot_err; r from the centre of "
@@ -194,8 +198,11 @@ int cmd_accuracy(int argc, char** argv) {
 
   std::ostringstream csv;
   // alpha: the relative criterion's tolerance; empty for the geometric criteria.
+  // The settings shared by every row last, so that tables of several runs (a softening scan)
+  // can be concatenated and told apart.
   csv << "criterion,order,walk,theta,alpha,err_p50,err_p90,err_p99,err_p999,err_max,pot_err_p50,"
-         "pot_err_p99,pp_per_particle,pc_per_particle,seconds\n";
+         "pot_err_p99,pp_per_particle,pc_per_particle,seconds,n,targets,softening,kernel,G,"
+         "n_leaf,n_group,local_ratio,backend\n";
   std::printf("%-9s %5s %-8s %6s %7s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s\n", "criterion",
               "order", "walk", "theta", "alpha", "err_p50", "err_p90", "err_p99", "err_p999",
               "err_max", "pot_p50", "pot_p99", "pp/part", "pc/part", "seconds");
@@ -259,7 +266,10 @@ int cmd_accuracy(int argc, char** argv) {
                           to_string(crit).c_str(), order, to_string(used.tree.walk).c_str(),
                           theta_text, alpha, e.p50, e.p90, e.p99, e.p999, e.max, e.pot_p50,
                           e.pot_p99, st.pp / n, st.pc / n, st.total_seconds);
-            csv << line << "\n";
+            csv << line << "," << p.size() << "," << targets.size() << "," << number_text(used.eps)
+                << "," << to_string(used.softening) << "," << number_text(used.G) << ","
+                << used.tree.n_leaf << "," << used.tree.n_group << ","
+                << number_text(used.tree.local_ratio) << "," << solver->backend() << "\n";
             std::printf(
                 "%-9s %5d %-8s %6s %7s %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %9.1f "
                 "%9.1f %9.4f\n",
