@@ -135,27 +135,27 @@ void commit_file(const std::string& tmp, const std::string& path) {
   fsync_path(dir.empty() ? "." : dir.string(), true);
 }
 
+namespace {
+
+// Puts the finished temporary `tmp` in place at `target`: copied into it (in place) and
+// removed, or renamed over it.
+void place(const std::string& tmp, const std::string& target, bool in_place) {
+  if (!in_place) return commit_file(tmp, target);
+  copy_in_place(tmp, target);
+  std::error_code ec;
+  fs::remove(tmp, ec);
+}
+
+}  // namespace
+
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string&)>& write) {
-  if (written_in_place(path)) {
-    const std::string staged = staging_path(path);
-    try {
-      write(staged);
-      copy_in_place(staged, path);
-    } catch (...) {
-      std::error_code ec;
-      fs::remove(staged, ec);
-      throw;
-    }
-    std::error_code ec;
-    fs::remove(staged, ec);
-    return;
-  }
-  const std::string target = output_target(path);
-  const std::string tmp = temporary_path(target);
+  const bool in_place = written_in_place(path);
+  const std::string target = in_place ? path : output_target(path);
+  const std::string tmp = in_place ? staging_path(path) : temporary_path(target);
   try {
     write(tmp);
-    commit_file(tmp, target);
+    place(tmp, target, in_place);
   } catch (...) {
     std::error_code ec;
     fs::remove(tmp, ec);
@@ -199,13 +199,7 @@ void TemporaryOutput::commit() {
   if (!out) throw std::runtime_error(what_ + " " + path_ + ": write failed (disk full?)");
   out.close();
   if (out.fail()) throw std::runtime_error(what_ + " " + path_ + ": close failed (disk full?)");
-  if (in_place_) {
-    copy_in_place(tmp_, path_);
-    std::error_code ec;
-    fs::remove(tmp_, ec);
-  } else {
-    commit_file(tmp_, path_);
-  }
+  place(tmp_, path_, in_place_);
   committed_ = true;
 }
 

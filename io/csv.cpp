@@ -7,7 +7,6 @@
 #include <fstream>
 #include <istream>
 #include <memory>
-#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -15,6 +14,7 @@
 
 #include "core/checks.hpp"
 #include "io/atomic_file.hpp"
+#include "io/validate.hpp"
 
 namespace hoshi::io {
 
@@ -175,16 +175,10 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
   }
   if (p.empty()) fail(path, lineno, "no particles after the header");
   // Duplicate ids: the later line is named, with the first one that has the id.
-  std::vector<std::size_t> order(p.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return p.id[a] != p.id[b] ? p.id[a] < p.id[b] : a < b;
-  });
-  for (std::size_t k = 1; k < order.size(); ++k)
-    if (p.id[order[k]] == p.id[order[k - 1]])
-      fail(path, line_of[order[k]],
-           "field id: value " + std::to_string(p.id[order[k]]) + " (duplicate of line " +
-               std::to_string(line_of[order[k - 1]]) + ": ids must be unique)");
+  if (const auto d = first_shared_id(p))
+    fail(path, line_of[d->second],
+         "field id: value " + std::to_string(p.id[d->second]) + " (duplicate of line " +
+             std::to_string(line_of[d->first]) + ": ids must be unique)");
   require_valid_particles(p, path);
   return p;
 }

@@ -581,14 +581,14 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
                                 file);
     if (has_link(gd, "Masses")) {
       read_columns<double>(gd, gname, "Masses", d, n, {&p.m}, base, file);
-      const std::string ignored =
-          gname + " (MassTable[" + std::to_string(t) + "] = " + number_text(mass_table[t]) + ")";
-      if (mass_table[t] > 0 &&
-          std::any_of(p.m.begin() + base, p.m.end(),
-                      [&](double m) { return m != mass_table[t]; }) &&
-          std::find(out.mass_table_ignored.begin(), out.mass_table_ignored.end(), ignored) ==
-              out.mass_table_ignored.end())  // once for a multi-file set
-        out.mass_table_ignored.push_back(ignored);
+      if (mass_table[t] > 0 && std::any_of(p.m.begin() + base, p.m.end(),
+                                           [&](double m) { return m != mass_table[t]; })) {
+        const std::string ignored =
+            gname + " (MassTable[" + std::to_string(t) + "] = " + number_text(mass_table[t]) + ")";
+        auto& list = out.mass_table_ignored;
+        if (std::find(list.begin(), list.end(), ignored) == list.end())  // once for a set
+          list.push_back(ignored);
+      }
     } else if (mass_table[t] > 0)
       std::fill(p.m.begin() + base, p.m.end(), mass_table[t]);
     else if (mass_table[t] == 0)

@@ -41,17 +41,22 @@ std::string multi_file_member(const std::string& path) {
   return member.string() + " is there: a multi-file set is read from any of its files";
 }
 
-void require_unique_ids(const ParticleSet& p, const std::string& file) {
+std::optional<std::pair<std::size_t, std::size_t>> first_shared_id(const ParticleSet& p) {
   std::vector<std::size_t> idx(p.size());
   std::iota(idx.begin(), idx.end(), std::size_t{0});
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
     return p.id[a] != p.id[b] ? p.id[a] < p.id[b] : a < b;
   });
   for (std::size_t k = 1; k < idx.size(); ++k)
-    if (p.id[idx[k]] == p.id[idx[k - 1]])
-      throw_bad_field(file, "id", p.id[idx[k]],
-                      "duplicate particle id: particles " + std::to_string(idx[k - 1]) + " and " +
-                          std::to_string(idx[k]) + " share it");
+    if (p.id[idx[k]] == p.id[idx[k - 1]]) return std::pair{idx[k - 1], idx[k]};
+  return std::nullopt;
+}
+
+void require_unique_ids(const ParticleSet& p, const std::string& file) {
+  if (const auto d = first_shared_id(p))
+    throw_bad_field(file, "id", p.id[d->second],
+                    "duplicate particle id: particles " + std::to_string(d->first) + " and " +
+                        std::to_string(d->second) + " share it");
 }
 
 void validate_loaded(const ParticleSet& p, const std::string& file) {

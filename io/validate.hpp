@@ -2,9 +2,11 @@
 // the readers: "FILE: field F: value V (why)".
 #pragma once
 
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "core/particle_set.hpp"
 
@@ -28,6 +30,10 @@ void require_input_file(const std::string& path, const std::string& why = "no su
 // snapshot.0.hdf5, ...): "NAME.0.EXT is there: a multi-file set is read from any of its
 // files"; otherwise "".
 std::string multi_file_member(const std::string& path);
+
+// The first pair of particles (in id order) that share an id, as (earlier index, later index);
+// nullopt when every id is unique.
+std::optional<std::pair<std::size_t, std::size_t>> first_shared_id(const ParticleSet& p);
 
 // Two particles with the same id: throws naming the id and both indices.
 void require_unique_ids(const ParticleSet& p, const std::string& file);

@@ -315,9 +315,8 @@ int cmd_analyze(int argc, char** argv) {
       // not tipsy, whose units are G = 1 by definition): G = 1 was assumed without a word, and
       // a galaxy-units halo came out unbound with circular speeds of 0.7 km/s. Said once,
       // after the results (an error stays the one line it is).
-      const bool records_G = s.units_known || s.format == io::SnapshotFormat::tipsy ||
-                             io::find_param(s.parameters, "G") ||
-                             io::find_param(s.parameters, "GravityConstantInternal");
+      const bool records_G =
+          s.format == io::SnapshotFormat::tipsy || io::snapshot_G(s, /*fallback=*/0.0) > 0;
       if (!records_G && (bound || !prof_dir.empty())) without_G.push_back(path);
     }
     // The bound mass with the run's softening as the snapshot records it (/Parameters), unless

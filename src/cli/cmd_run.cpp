@@ -195,11 +195,6 @@ void append_params(std::vector<std::string>& args, const std::string& source,
   }
 }
 
-// A fixed step longer than a quarter of the shortest dynamical time (shortest_dynamical_time:
-// the densest component's) cannot follow the orbits (the default 1/128 is ~1/60 of it for a
-// Plummer sphere and ~1/13 for the default disk; in --units galaxy, or with a large -G, these
-// times are 1/sqrt(G) as long). A warning, not an error: a short test run
-// may want it.
 // The power of two at or below t, written as 1/2^k too when below 1: a step to suggest.
 std::string power_of_two_step(double t) {
   const double suggest = std::exp2(std::floor(std::log2(t)));
@@ -210,7 +205,11 @@ std::string power_of_two_step(double t) {
   return s.str();
 }
 
-// Returns whether it warned.
+// A fixed step longer than a quarter of the shortest dynamical time (shortest_dynamical_time:
+// the densest component's) cannot follow the orbits (the default 1/128 is ~1/60 of it for a
+// Plummer sphere and ~1/13 for the default disk; in --units galaxy, or with a large -G, these
+// times are 1/sqrt(G) as long). A warning, not an error: a short test run
+// may want it. Returns whether it warned.
 bool warn_long_step(const RunConfig& cfg, const ParticleSet& p) {
   if (cfg.eta > 0 || p.size() < 2) return false;
   const DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
