@@ -327,5 +327,49 @@ TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
   fs::remove_all(dir);
 }
 
+TEST(Accuracy, AutoAndItsValueInOneListGiveOneRow) {
+  // "auto" and the value it resolves to name one setting: one row and a note (the row was
+  // measured and printed twice). Distinct settings still give a row each.
+  const fs::path dir = fs::temp_directory_path() / "hoshi_test_accuracy_auto_rows";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string csv = (dir / "acc.csv").string(), err = (dir / "err.txt").string();
+  for (const auto& [args, rows, noted] :
+       {std::tuple<std::string, std::size_t, bool>{"--alpha auto,0.02", 1, true},
+        {"--alpha 0.02,auto,0.01", 2, true},
+        {"--criterion barnes94 --theta auto,0.65 --walk auto,group", 1, true},
+        {"--criterion barnes94 --theta auto,0.4 --walk group,particle", 4, false},
+        {"--criterion barnes94 --theta auto,0.5 --walk group,particle", 3, true},
+        {"--criterion auto,relative,barnes94 --theta 0.65", 2, true}}) {
+    ASSERT_EQ(
+        run("-n 2000 --targets 50 " + args + " --overwrite --csv " + csv + " >/dev/null 2>" + err),
+        0)
+        << args;
+    std::ifstream in(csv);
+    std::string line;
+    std::size_t lines = 0;
+    std::set<std::string> settings;
+    for (std::getline(in, line); std::getline(in, line); ++lines) {
+      // criterion, order, walk, theta, alpha: the setting
+      std::stringstream fields(line);
+      std::string setting;
+      for (int k = 0; k < 5; ++k) {
+        std::string f;
+        std::getline(fields, f, ',');
+        setting += f + ",";
+      }
+      settings.insert(setting);
+    }
+    EXPECT_EQ(lines, rows) << args;
+    EXPECT_EQ(settings.size(), rows) << args;
+    std::ifstream e(err);
+    std::stringstream text;
+    text << e.rdbuf();
+    EXPECT_EQ(text.str().find("is in the table already") != std::string::npos, noted)
+        << args << ": " << text.str();
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace hoshi

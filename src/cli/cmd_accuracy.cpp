@@ -7,7 +7,9 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
+#include <tuple>
 
 #include "analysis/analysis.hpp"
 #include "cli/commands.hpp"
@@ -207,6 +209,9 @@ int cmd_accuracy(int argc, char** argv) {
               "order", "walk", "theta", "alpha", "err_p50", "err_p90", "err_p99", "err_p999",
               "err_max", "pot_p50", "pot_p99", "pp/part", "pc/part", "seconds");
   const double n = static_cast<double>(p.size());
+  // The settings measured so far, "auto" resolved: a list naming one setting twice ("--alpha
+  // auto,0.02", "--walk auto,group") gives one row, and a note (the rows were repeated).
+  std::set<std::tuple<Criterion, int, WalkKind, double>> done;
   for (const std::optional<Criterion>& crit_opt : criteria)
     for (int order : orders)
       for (const std::optional<WalkKind>& walk_opt : walks)
@@ -236,6 +241,18 @@ int cmd_accuracy(int argc, char** argv) {
             // The settings the solver uses ("auto" resolved for the backend it runs on).
             const SolverConfig used =
                 resolve_auto(c, solver->backend() == "cuda" ? Backend::cuda : Backend::cpu);
+            const bool rel = used.tree.criterion == Criterion::relative;
+            if (!done.emplace(used.tree.criterion, order, used.tree.walk,
+                              rel ? used.tree.alpha : used.tree.theta)
+                     .second) {
+              std::cerr << "hoshi accuracy: note: " << to_string(used.tree.criterion) << ", order "
+                        << order << ", walk " << to_string(used.tree.walk) << ", "
+                        << (rel ? "alpha " : "theta ")
+                        << number_text(rel ? used.tree.alpha : used.tree.theta)
+                        << " is in the table already (an 'auto' in a list resolved to it): one "
+                           "row\n";
+              continue;
+            }
             ParticleSet q = p;
             ForceStats st = solver->compute(q);
             // The first call bootstraps |a_old| (barnes94, then relative); the row is the next,
