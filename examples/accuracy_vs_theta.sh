@@ -3,11 +3,12 @@
 # quadrupole, barnes94 and bmax criteria) against the double-precision direct
 # sum on K random targets, tabulated by `hoshi accuracy` and plotted as a PNG; each target's
 # errors (--errors) plotted as distributions.
-# Usage: examples/accuracy_vs_theta.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi;
+# Usage: examples/accuracy_vs_theta.sh [OUT_DIR]
+#        (HOSHI=path/to/hoshi, default the repository's build/hoshi;
 #        N and TARGETS override the sizes; the plots need matplotlib, see examples/python.sh)
 set -euo pipefail
 source "$(dirname "$0")/python.sh"
-HOSHI=${HOSHI:-build/hoshi}
+HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_accuracy}
 N=${N:-100000}
 TARGETS=${TARGETS:-1000}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Cold collapse of a uniform sphere: the time of deepest potential energy against the
 # analytic free-fall time t_ff = (pi/2) sqrt(R^3 / (2 G M)) = 1.1107 (R = G = M = 1).
-# Usage: examples/cold_collapse.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi;
+# Usage: examples/cold_collapse.sh [OUT_DIR]
+#        (HOSHI=path/to/hoshi, default the repository's build/hoshi;
 #        N=2000 particles)
 set -euo pipefail
 source "$(dirname "$0")/python.sh"
-HOSHI=${HOSHI:-build/hoshi}
+HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_cold_collapse}
 N=${N:-2000}
 "$HOSHI" run --ic uniform -n "$N" --seed 17 --solver direct --softening 0.02 \

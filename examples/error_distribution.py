@@ -22,6 +22,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 KEY = ["criterion", "order", "walk", "theta", "alpha"]
 COLUMNS = KEY + ["id", "r", "a_ref", "acc_err", "pot_err"]
@@ -97,6 +98,9 @@ def main():
     ax_r.set_xlabel("radius from the centre of mass")
     ax_r.set_ylabel("relative acceleration error: median (solid), max (dotted)")
     ax_r.grid(True, which="both", alpha=0.3)
+    ax_r.legend(handles=[Line2D([], [], color="k", marker="o", ms=3, label="median in a radial bin"),
+                         Line2D([], [], color="k", ls=":", label="max in a radial bin")],
+                title="settings: colours as at left", title_fontsize=6, fontsize=6)
     fig.suptitle(f"hoshi accuracy --errors: {a.csv}")
     fig.tight_layout()
     fig.savefig(a.out, dpi=120)

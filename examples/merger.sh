@@ -4,11 +4,12 @@
 # the model warns that the orbit is less bound than e = 0.8 asks; the second disk inclined by
 # 60 degrees) merging: frames every 0.5 time units, made into OUT/merger.mp4 when ffmpeg is present and
 # into the contact sheet OUT/merger_sheet.png otherwise (needs matplotlib).
-# Usage: examples/merger.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi; N=10000
+# Usage: examples/merger.sh [OUT_DIR]
+#        (HOSHI=path/to/hoshi, default the repository's build/hoshi; N=10000
 #        particles, T_END=16)
 set -euo pipefail
 source "$(dirname "$0")/python.sh"
-HOSHI=${HOSHI:-build/hoshi}
+HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_merger}
 N=${N:-10000}
 T=${T_END:-16}

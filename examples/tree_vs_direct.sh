@@ -2,10 +2,11 @@
 # The same Plummer run (N = 2048, dt = 1/64, Henon units, 10 time units) with the tree and with direct
 # summation: energy error and Lagrangian radii over time side by side
 # (OUT/tree_vs_direct.png when matplotlib is installed, OUT/*.csv always).
-# Usage: examples/tree_vs_direct.sh [OUT_DIR]   (HOSHI=path/to/hoshi, default build/hoshi)
+# Usage: examples/tree_vs_direct.sh [OUT_DIR]
+#        (HOSHI=path/to/hoshi, default the repository's build/hoshi)
 set -euo pipefail
 source "$(dirname "$0")/python.sh"
-HOSHI=${HOSHI:-build/hoshi}
+HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_tree_vs_direct}
 mkdir -p "$OUT"
 for solver in tree direct; do
