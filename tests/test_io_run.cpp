@@ -569,6 +569,14 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
                     log),
               0)
         << test::read_all(log);
+    // -G auto, the default spelled out (the help said "default: 1", which a file's G and the
+    // unit system's overrode): the file's G.
+    ASSERT_EQ(hoshi("forces " + in + " --solver " + solver + " -G auto --overwrite --out " +
+                        dir.file("fa.csv"),
+                    log),
+              0)
+        << test::read_all(log);
+    EXPECT_EQ(test::read_all(dir.file("fa.csv")), test::read_all(dir.file("f2.csv")));
     const auto f1 = csv_rows(dir.file("f1.csv")), f2 = csv_rows(dir.file("f2.csv"));
     ASSERT_EQ(f1.size(), solver[0] == 'd' ? 64u : 3000u);
     ASSERT_EQ(f2.size(), f1.size());
@@ -604,9 +612,13 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
 TEST(IoRun, IcWritesTheRunsModelInItsUnitsAndNotesWhatAFormatCannotRecord) {
   ScratchDir dir("run");
   const std::string log = dir.file("log"), g = dir.file("g.hdf5");
-  for (const std::string units : {"--units galaxy", "-G 2"}) {
+  // -G auto: the default spelled out, the unit system's G.
+  for (const std::string units : {"--units galaxy", "-G 2", "--units galaxy -G auto"}) {
     SCOPED_TRACE(units);
-    const std::string a = dir.file(units[1] == 'G' ? "G2" : "GAL"), ic = a + ".hdf5";
+    const std::string a = dir.file(units == "-G 2"             ? "G2"
+                                   : units == "--units galaxy" ? "GAL"
+                                                               : "GAL_AUTO"),
+                      ic = a + ".hdf5";
     ASSERT_EQ(hoshi("ic --ic plummer -n 64 --seed 3 " + units + " --out " + ic, log), 0)
         << test::read_all(log);
     ASSERT_EQ(hoshi(kRun + "--seed 3 " + units + " --t-end 0 --snapshot-every 1 --out " + a, log),
@@ -619,6 +631,9 @@ TEST(IoRun, IcWritesTheRunsModelInItsUnitsAndNotesWhatAFormatCannotRecord) {
     EXPECT_EQ(m.units.name, r.units.name);
     EXPECT_EQ(snapshot_G(m), snapshot_G(r));
   }
+  EXPECT_EQ(snapshot_G(load_snapshot(dir.file("GAL_AUTO") + "/snapshot_000.hdf5")),
+            snapshot_G(load_snapshot(dir.file("GAL") + "/snapshot_000.hdf5")));
+  EXPECT_GT(snapshot_G(load_snapshot(dir.file("GAL_AUTO.hdf5"))), 43000.0);
   // A run from the -G 2 model's file takes its recorded G (it ran with G = 1, 2K/|W| = 2.07):
   // the same first energies as the run that made the model with -G 2.
   ASSERT_EQ(hoshi("run --ic " + dir.file("G2.hdf5") +

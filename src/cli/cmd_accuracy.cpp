@@ -77,7 +77,7 @@ int cmd_accuracy(int argc, char** argv) {
   base.backend = parse_backend(r["backend"].as<std::string>());
   base.eps = number(r, "softening");
   base.softening = parse_softening(r["kernel"].as<std::string>());
-  base.G = number(r, "G");
+  base.G = given_G(r).value_or(1.0);
   base.tree.n_leaf = integer(r, "n-leaf");
   base.tree.n_group = integer(r, "n-group");
   base.tree.local_ratio = number(r, "local-ratio");
@@ -171,7 +171,7 @@ int cmd_accuracy(int argc, char** argv) {
   ParticleSet p = initial_conditions(r, &info, /*seed_beyond_models=*/true);
   // A file's recorded G (as hoshi forces takes it), unless -G is given: the relative errors do
   // not depend on it, --errors' a_ref does (it came out 43007 times small for galaxy units).
-  if (!r.count("G") && info.G > 0) base.G = info.G;
+  if (!given_G(r) && info.G > 0) base.G = info.G;
   const std::string ic = r["ic"].as<std::string>();
   // A run's snapshot: the softening it ran with (the default 0 measured other forces than the
   // run's: a spline eps 0.05 checkpoint's p999 4.4e-4 instead of 5.5e-4), as analyze --bound.

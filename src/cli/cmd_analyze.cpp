@@ -309,7 +309,7 @@ int cmd_analyze(int argc, char** argv) {
     const double t = s.time;
     // G of the snapshot's units (vcirc and the bound mass), unless -G is given.
     SolverConfig snap_cfg = cfg;
-    if (!r.count("G")) {
+    if (!given_G(r)) {
       snap_cfg.G = io::snapshot_G(s);
       // A file with neither units nor a recorded G (Gadget binary, CSV, HDF5 without /Units;
       // not tipsy, whose units are G = 1 by definition): G = 1 was assumed without a word, and

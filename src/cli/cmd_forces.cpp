@@ -53,7 +53,7 @@ int cmd_forces(int argc, char** argv) {
   // computed with the file's G, so another -G scales them (they misjudged every cell by the
   // ratio of the two).
   const double file_G = io::snapshot_G(meta);
-  if (!r.count("G")) cfg.G = file_G;
+  if (!given_G(r)) cfg.G = file_G;
   if (cfg.G != file_G && file_G > 0)
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;

@@ -42,8 +42,8 @@ void set_file_units(const cxxopts::ParseResult& r, ParticleSet& p, io::SnapshotI
     info.units_known = true;
     changed = true;
   }
-  if (r.count("G")) {
-    const double g = number(r, "G");
+  if (const auto given = given_G(r)) {
+    const double g = *given;
     if (info.G > 0 && std::abs(g - info.G) > 1e-9 * info.G)
       throw std::invalid_argument("-G " + r["G"].as<std::string>() + " with --ic " + ic +
                                   ": the file records G = " + number_text(info.G) +
@@ -87,8 +87,7 @@ int cmd_ic(int argc, char** argv) {
   add_ic_options(o);
   auto r = parse_options(o, argc, argv);
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE");
-  if (r.count("G") && !(number(r, "G") > 0))  // number() refuses what is not finite
-    throw std::invalid_argument("invalid -G " + r["G"].as<std::string>() + " (must be > 0)");
+  given_G(r);                                                           // a bad -G before any work
   if (r.count("units")) io::parse_units(r["units"].as<std::string>());  // before any work
   const io::WriteOptions write = write_options(r);
   const std::string out = r["out"].as<std::string>();
@@ -110,7 +109,7 @@ int cmd_ic(int argc, char** argv) {
   if (model) {
     info.units =
         r.count("units") ? io::parse_units(r["units"].as<std::string>()) : io::units_henon();
-    info.G = r.count("G") ? number(r, "G") : info.units.G();
+    info.G = given_G(r).value_or(info.units.G());
     scale_velocities_to_G(p, info.G);
     // What made the particles, as a run's snapshots record it (HDF5 /Parameters): the model,
     // its N and seed and every effective model parameter (model.KEY). It recorded none.

@@ -716,7 +716,7 @@ int cmd_run(int argc, char** argv) {
     cfg.out_dir = r["out"].as<std::string>();
     cfg.quiet = flag(r, "quiet");
     units = io::parse_units(r["units"].as<std::string>());
-    for (const auto& kv : r.arguments()) g_given |= kv.key() == "G";
+    g_given = given_G(r).has_value();
     cfg.solver = solver_config(r);
     if (!g_given) cfg.solver.G = units.G();
     validate(cfg);

@@ -100,6 +100,18 @@ bool flag(const cxxopts::ParseResult& r, const std::string& name) {
   return r.count(name) > 0 && r[name].as<bool>();
 }
 
+std::optional<double> given_G(const cxxopts::ParseResult& r) {
+  // The last -G given (a parameter file's and the command line's are both arguments); the
+  // option's default is "auto".
+  std::optional<std::string> text;
+  for (const auto& kv : r.arguments())
+    if (kv.key() == "G") text = kv.value();
+  if (!text || *text == "auto") return std::nullopt;
+  const double g = number(r, "G");
+  if (!(g > 0)) throw std::invalid_argument("invalid -G " + *text + " (must be > 0)");
+  return g;
+}
+
 int integer(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
   int v = 0;
@@ -159,8 +171,9 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
       "G",
       "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
       "galaxy; built-in models scale their velocities to it; a particle file's recorded G, in "
-      "the run's units, for a run from it, and for hoshi forces and accuracy, unless given)",
-      cxxopts::value<std::string>()->default_value("1"));
+      "the run's units, for a run from it, and for hoshi forces and accuracy, unless given; "
+      "1 without either)",
+      cxxopts::value<std::string>()->default_value("auto"));
   if (choose_solver)
     o.add_options("force")("precision",
                            "direct solver arithmetic: float (fast SIMD) or double (reference; "
@@ -192,7 +205,7 @@ SolverConfig solver_config(const cxxopts::ParseResult& r) {
   c.precision = parse_precision(r["precision"].as<std::string>());
   c.eps = number(r, "softening");
   c.softening = parse_softening(r["kernel"].as<std::string>());
-  c.G = number(r, "G");
+  c.G = given_G(r).value_or(1.0);
   const std::string walk = r["walk"].as<std::string>();
   c.tree.walk_auto = walk == "auto";
   c.tree.walk = c.tree.walk_auto ? WalkKind::group : parse_walk(walk);
@@ -407,11 +420,8 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
       tipsy_g1 = true;
       // -G: the velocities go to that G, as hoshi run takes such a file with -G (the units of
       // length and mass unchanged); the output records it.
-      if (r.count("G")) {
-        const double g = number(r, "G");
-        if (!(g > 0))
-          throw std::invalid_argument("invalid -G " + r["G"].as<std::string>() + " (must be > 0)");
-        const double s = std::sqrt(g);
+      if (const auto g = given_G(r)) {
+        const double s = std::sqrt(*g);
         for (auto* v : {&p.vx, &p.vy, &p.vz})
           for (double& x : *v) x *= s;
       }
@@ -422,7 +432,7 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     info->units = meta.units;
     info->units_known = meta.units_known;
     info->parameters = meta.parameters;  // the run's settings and its G, where hoshi wrote them
-    info->G = tipsy_g1 ? (r.count("G") ? number(r, "G") : 1.0)
+    info->G = tipsy_g1 ? given_G(r).value_or(1.0)
                        : io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
   return p;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cxxopts.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -34,6 +35,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
 // Strictly parsed option values ("1x" is an error, not 1). Declare such options with
 // cxxopts::value<std::string>().
 double number(const cxxopts::ParseResult& r, const std::string& name);
+// -G as given, or nothing where it is not given or is "auto" (the default: the unit system's
+// G, or a particle file's recorded one; 1 without either). A value must be a number > 0.
+std::optional<double> given_G(const cxxopts::ParseResult& r);
 int integer(const cxxopts::ParseResult& r, const std::string& name);
 // A boolean option's value: given (--flag, --flag=true) and not --flag=false (counting it
 // alone made --overwrite=false overwrite).
