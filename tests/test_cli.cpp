@@ -1100,6 +1100,11 @@ TEST(Cli, RunWritesEnergyLog) {
   EXPECT_EQ(hoshi("--help", d).status, 0);
   EXPECT_EQ(hoshi("--version", d).status, 0);
   EXPECT_EQ(hoshi("run --help", d).status, 0);
+  // --help=false is no request for help (it printed the help and exited 0): the command runs,
+  // here without its --out.
+  const Result no_help = hoshi("ic -n 10 --help=false", d);
+  EXPECT_EQ(no_help.status, 2);
+  EXPECT_NE(no_help.err.find("missing --out"), std::string::npos) << no_help.err;
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
   options.add_options("help")("h,help", "print this help");
   try {
     auto r = options.parse(argc, argv);
-    if (r.count("help")) {
+    if (flag(r, "help")) {  // not --help=false
       std::cout << options.help();
       throw HelpShown{};
     }
