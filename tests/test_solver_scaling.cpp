@@ -309,5 +309,67 @@ TEST(SolverScaling, AnEscapersPotentialKeepsItsDigits) {
   EXPECT_LT(err[err.size() * 99 / 100], 1e-3);
 }
 
+// The length unit is the bulk's size, not the bounding box's: one escaper 2^40 away (2^38 in
+// the audit's N = 65535 set: 1e11) shrank the cluster by 2^-40, where m / r^3 of its closest
+// pairs (and m / eps^3 of a softening of 1e-3) left float's range, and the set was refused
+// ("non-finite force ... particles closer than float32 resolves"). Now the cluster keeps unit
+// size; an escaper 2^60 away shrinks it only so far that the box stays within 2^32 (the far pair
+// terms' m / r^3 normal floats). Every force as the double sum has it: the direct kernel to the
+// float bound (1e-5; the escaper's sum of 1999 terms of one sign and nearly one size rounds
+// systematically: N 2^-24), the tree within its truncation error (the default's p99 ~1e-3 at
+// this N).
+// At 2^100 float32 holds no unit for both the closest pairs and the escaper: refused, not a
+// zero force for the escaper (with the box at 2^60, its pair terms were flushed to zero).
+TEST(SolverScaling, AFarEscaperDoesNotShrinkTheCluster) {
+  for (const int k : {40, 60, 100})
+    for (const double eps : {0.0, 1e-3}) {
+      SCOPED_TRACE("escaper at 2^" + std::to_string(k) + ", eps " + std::to_string(eps));
+      ParticleSet p = make_plummer(2000, 49);
+      p.x[0] = std::ldexp(1.0, k);
+      SolverConfig ref_cfg = config(SolverKind::direct, eps);
+      ref_cfg.precision = Precision::float64;
+      ParticleSet ref = p;
+      make_solver(ref_cfg, ref.size())->compute(ref);
+      for (const SolverKind kind : {SolverKind::direct, SolverKind::tree}) {
+        SCOPED_TRACE(to_string(kind));
+        ParticleSet q = p;
+        auto solver = make_solver(config(kind, eps), q.size());
+        if (k == 100) {
+          EXPECT_THROW(solver->compute(q), std::invalid_argument);
+          continue;
+        }
+        ASSERT_NO_THROW(solver->compute(q));
+        if (kind == SolverKind::tree) solver->compute(q);  // the relative criterion's pass
+        std::vector<double> err;
+        for (std::size_t i = 0; i < q.size(); ++i)
+          err.push_back(std::hypot(q.ax[i] - ref.ax[i], q.ay[i] - ref.ay[i], q.az[i] - ref.az[i]) /
+                        std::hypot(ref.ax[i], ref.ay[i], ref.az[i]));
+        const double sum_bound = static_cast<double>(p.size()) * 0x1p-24;
+        EXPECT_LT(err[0], kind == SolverKind::direct ? sum_bound : 1e-3);  // the escaper
+        std::sort(err.begin(), err.end());
+        EXPECT_LT(err[err.size() * 99 / 100], kind == SolverKind::direct ? 1e-5 : 2e-3);
+        EXPECT_LT(max_pot_error(q, ref), kind == SolverKind::direct ? sum_bound : 1e-2);
+      }
+    }
+}
+
+TEST(SolverScaling, TheBulkSetsTheLengthUnit) {
+  ParticleSet p = make_plummer(2000, 50);
+  const int bulk = scale_exponents(p).length;
+  EXPECT_LE(std::abs(bulk), 3);
+  p.x[0] = 0x1p30;  // one escaper: the bulk's unit
+  EXPECT_EQ(scale_exponents(p).length, bulk);
+  EXPECT_TRUE(scale_exponents(p).in_range());
+  p.x[0] = 0x1p40;  // the box at most 2^32 in the unit
+  EXPECT_EQ(scale_exponents(p).length, 8);
+  p.x[0] = 0x1p80;  // the box at most 2^32 in the unit
+  EXPECT_EQ(scale_exponents(p).length, 48);
+  // Coincident bulk: the box.
+  ParticleSet c;
+  for (int i = 0; i < 100; ++i) c.push_back(1, 2, 3, 0, 0, 0, 0.01, i);
+  c.x[99] = 0x1p30;
+  EXPECT_EQ(scale_exponents(c).length, 30);
+}
+
 }  // namespace
 }  // namespace hoshi

@@ -88,17 +88,43 @@ void validate(const SolverConfig& c) {
 
 namespace {
 
-// The largest side of a set's bounding box and its total mass: what the rescaling needs.
+// What the rescaling needs: the bulk's size (the largest spread of a coordinate between the
+// 5th and 95th percentiles of an evenly strided sample of at most kSizeSample particles; for
+// fewer than 20 particles the sample's full extent), the largest side of the bounding box and
+// the total mass.
 struct SetSize {
-  double extent = 0, mass = 0;
+  double bulk = 0, extent = 0, mass = 0;
 };
+constexpr std::size_t kSizeSample = 4096;
+// The rescaled bounding box stays within 2^kMaxRescaledExtent: a pair term's m / r^3 across it,
+// of particles as light as 2^-27 of the total (N = 1e8), is a normal float (2^-123; below 2^-126
+// the kernels flush it to zero: an escaper 2^80 away from a unit cluster got no force at all).
+// The closest pairs then limit the range: an escaper ~2^70 away shrinks a cluster of 2000 so far
+// that m / r^3 of its closest pairs overflows, and the set is refused.
+constexpr int kMaxRescaledExtent = 32;
 
 SetSize set_size(const ParticleSet& p) {
   SetSize s;
-  if (p.size() == 0) return s;
+  const std::size_t n = p.size();
+  if (n == 0) return s;
   const Box box = bounding_box(p);
   s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
   for (double m : p.m) s.mass += m;
+  const std::size_t stride = (n + kSizeSample - 1) / kSizeSample;
+  std::vector<double> v;
+  v.reserve(kSizeSample);
+  for (const std::vector<double>* c : {&p.x, &p.y, &p.z}) {
+    v.clear();
+    for (std::size_t i = 0; i < n; i += stride) v.push_back((*c)[i]);
+    const std::size_t k = v.size();
+    const std::size_t lo = k / 20, hi = k - 1 - k / 20;
+    std::nth_element(v.begin(), v.begin() + lo, v.end());
+    const double low = v[lo];
+    std::nth_element(v.begin() + lo, v.begin() + hi, v.end());
+    s.bulk = std::max(s.bulk, v[hi] - low);
+  }
+  // Coincident bulk (all sampled particles at one point): the box.
+  if (!(s.bulk > 0)) s.bulk = s.extent;
   return s;
 }
 
@@ -106,7 +132,11 @@ ScaleExponents exponents_of(const SetSize& s) {
   const auto exponent = [](double v) {
     return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
   };
-  return {exponent(s.extent), exponent(s.mass)};
+  // The bulk sets the length unit: scaled by the box, a far escaper shrank a cluster's pairs
+  // (m / r^3 of a pair 6.6e-4 apart, beside an escaper at 1e11: 2^-37 times the separation,
+  // past float's range) and refused the set as unresolved. Unless the box would then pass
+  // 2^kMaxRescaledExtent (the far terms' range).
+  return {std::max(exponent(s.bulk), exponent(s.extent) - kMaxRescaledExtent), exponent(s.mass)};
 }
 
 // out[i] = in[i] 2^k (exact), out resized to in's size.

@@ -144,8 +144,11 @@ std::string describe_forces(const SolverConfig& config, std::size_t n);
 // Validates parameters; throws std::invalid_argument naming the bad value.
 void validate(const SolverConfig& config);
 
-// The power-of-two exponents of a set's extent (largest side of its bounding box) and total
-// mass, rounded: make_solver's float32 solvers see a set with |k_length| or |k_mass| above
+// The power-of-two exponents of a set's size and total mass, rounded. The size is its bulk's
+// (the largest 5-95 percentile range of a coordinate, over a strided sample of 4096), or more
+// where the bounding box would pass 2^32 in that unit (solver.cpp, kMaxRescaledExtent): one far
+// escaper does not shrink a cluster out of float's range. make_solver's float32 solvers see a
+// set with |k_length| or |k_mass| above
 // kMaxUnscaledExponent rescaled by 2^-k (exactly), so that float's range holds every
 // intermediate of the kernels in any consistent unit system. 0 for an empty or degenerate set.
 inline constexpr int kMaxUnscaledExponent = 16;
