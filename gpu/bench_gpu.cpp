@@ -474,6 +474,8 @@ int main(int argc, char** argv) {
                          " blocks of 128 per SM")
            << ".\n";
     }
+    head << "# Resident blocks of 128 threads per SM: " << hoshi::gpu::group_walk_occupancy()
+         << " (expected 7, 6, 7, 8; docs/perf-gpu.md).\n";
     head << "        N solver  kernel_ms    call_ms          pp          pc  inter/s   "
             "GFLOP/s   peak    err_p50   err_p99   err_max\n";
     emit(head.str());

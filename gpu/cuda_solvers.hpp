@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "solver/solver.hpp"
 
@@ -44,6 +45,11 @@ void set_direct_prefetch(bool prefetch);
 enum class GroupWalkKernel { lanes, lists, lists7, lists8 };
 GroupWalkKernel group_walk_kernel();
 void set_group_walk_kernel(GroupWalkKernel kernel);
+// Resident blocks of 128 threads per SM of the current device for each group-mode kernel, with
+// its shared memory (cudaOccupancyMaxActiveBlocksPerMultiprocessor), as one line:
+// "lanes 7, lists 6, lists7 7, lists8 8" (the variants' point; fewer where the shared memory
+// the driver grants limits them).
+std::string group_walk_occupancy();
 
 // Throws std::invalid_argument naming the reason when the CUDA backend cannot run here.
 void require_device(const char* what);

@@ -44,8 +44,11 @@ std::string device_report() {
 }
 
 std::string device_error() {
-  cudaError_t e = cudaDeviceSynchronize();
-  if (e == cudaSuccess) e = cudaGetLastError();
+  // A sticky error fails every later call, cudaDeviceSynchronize too. A non-sticky one (an
+  // allocation that ran out of memory) stays behind as the last error only: cleared here, the
+  // context usable (it was reported as lost, and a bench skipped every later row).
+  const cudaError_t e = cudaDeviceSynchronize();
+  (void)cudaGetLastError();
   return e == cudaSuccess ? std::string() : std::string(cudaGetErrorString(e));
 }
 

@@ -13,7 +13,8 @@ int device_count();
 std::string device_report();
 
 // "" while the current device's context is usable; otherwise the CUDA error that ended it (a
-// kernel fault is sticky: every later call fails with it). Waits for the device.
+// kernel fault is sticky: every later call fails with it). Waits for the device, and clears a
+// non-sticky last error (an allocation that failed), after which the context is usable.
 std::string device_error();
 
 }  // namespace hoshi::gpu

@@ -436,6 +436,20 @@ void set_group_walk_kernel(GroupWalkKernel k) {
   g_group_kernel.store(k);
 }
 
+std::string group_walk_occupancy() {
+  const int block = kListsOccupancyBlock;
+  const std::size_t shared = static_cast<std::size_t>(block / 32) * sizeof(WarpScratch);
+  const auto blocks = [&](const void* k, std::size_t bytes) {
+    int n = 0;
+    HOSHI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, block, bytes));
+    return std::to_string(n);
+  };
+  return "lanes " + blocks(reinterpret_cast<const void*>(tree_walk_groups_kernel), 0) +
+         ", lists " + blocks(reinterpret_cast<const void*>(tree_walk_lists_kernel), shared) +
+         ", lists7 " + blocks(reinterpret_cast<const void*>(tree_walk_lists7_kernel), shared) +
+         ", lists8 " + blocks(reinterpret_cast<const void*>(tree_walk_lists8_kernel), shared);
+}
+
 void DeviceTree::upload_groups(const std::vector<TreeNode>& nodes, cudaStream_t stream) {
   h_groups_ = make_groups(nodes, kCudaGroupSize);
   groups_.upload(h_groups_.data(), h_groups_.size(), stream);
