@@ -37,7 +37,7 @@ SnapshotFormat parse_snapshot_format(const std::string& name) {
   for (auto f :
        {SnapshotFormat::csv, SnapshotFormat::hdf5, SnapshotFormat::tipsy, SnapshotFormat::gadget})
     if (name == to_string(f)) return f;
-  throw std::invalid_argument("format: value '" + name +
+  throw std::invalid_argument("--snapshot-format: value '" + name +
                               "' is not one of csv, hdf5, tipsy, gadget");
 }
 

@@ -22,7 +22,7 @@ UnitSystem units_galaxy() {
 UnitSystem parse_units(const std::string& name) {
   if (name == "henon") return units_henon();
   if (name == "galaxy") return units_galaxy();
-  throw std::invalid_argument("units: value '" + name + "' is not one of henon, galaxy");
+  throw std::invalid_argument("--units: value '" + name + "' is not one of henon, galaxy");
 }
 
 UnitSystem units_from_cgs(double length_cm, double mass_g, double velocity_cm_s) {

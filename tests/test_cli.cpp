@@ -147,7 +147,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --render-axis w", "--render-axis: value 'w' is not one of x, y, z"},
       {"run -G nan", "option -G: value 'nan' is not a number"},  // was "--G"
       {"ic -G 0", "invalid -G 0 (must be > 0)"},
-      {"ic --units cgs", "units: value 'cgs' is not one of henon, galaxy"},
+      {"ic --units cgs", "--units: value 'cgs' is not one of henon, galaxy"},
       // Found only at the first frame or after endless work (an audit, 2026-11-30): frames
       // of 5 pixels (named as render's --resolution), an interval of 1e-300 (its loop over the
       // multiples never ended), 1e12 steps, a thread count OpenMP died of; two parameter files

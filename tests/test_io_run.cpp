@@ -839,9 +839,21 @@ TEST(IoRun, ParameterFileValuesAreNamedWithTheFile) {
   for (const auto& [text, needle] :
        {std::pair<std::string, std::string>{"dt: abc\n", ": field dt: option --dt: value 'abc'"},
         {"render-every: 1\nrender-resolution: 5\n", ": field render-resolution: --render-"},
-        {"softening: -1\n", ": field softening: "}}) {
+        {"softening: -1\n", ": field softening: "},
+        // These went unnamed (thrown outside the part of the setup that named the file; or
+        // naming no option: "format: value 'foo'", "unknown parameter 'foo' for model").
+        {"seed: -1\n", ": field seed: option --seed: value '-1'"},
+        {"threads: -1\n", ": field threads: invalid --threads -1"},
+        {"snapshot-format: foo\n", ": field snapshot-format: --snapshot-format: value 'foo'"},
+        {"units: foo\n", ": field units: --units: value 'foo'"},
+        {"ic: nosuch\n", ": field ic: --ic nosuch: no such file"},
+        {"model-param: foo=1\n", ": field model-param: unknown parameter 'foo'"}}) {
     test::write_all(yml, text);
-    EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --out " + dir.file("A"), log), 2) << text;
+    EXPECT_EQ(hoshi("run " + yml + (text.rfind("ic:", 0) == 0 ? "" : " -n 64") +
+                        " --t-end 0 --out " + dir.file("A"),
+                    log),
+              2)
+        << text;
     const std::string out = test::read_all(log);
     EXPECT_NE(out.find(yml + needle), std::string::npos) << out;
   }

@@ -574,9 +574,50 @@ void print_timing(const RunResult& res) {
   std::cout << buf;
 }
 
+// Whether an error message names option k ("--k 5", "--k: ...", "-n 5" for particles).
+bool mentions(const std::string& msg, const std::string& k) {
+  for (const std::string& name : {"--" + k, "-" + std::string(k == "particles" ? "n" : k)})
+    if (msg.find(name + " ") != std::string::npos || msg.find(name + ":") != std::string::npos)
+      return true;
+  // A model's own messages name the model, not the option ("unknown parameter 'foo' for model
+  // plummer").
+  return k == "model-param" && (msg.find("for model ") != std::string::npos ||
+                                msg.find("model parameter") != std::string::npos);
+}
+
+// Where a refused value came from: a value from the parameter file, not the command line, was
+// reported as if the user had typed it (the file's name and field now lead the message). Kept
+// by value, so that cmd_run can say it for any error of the run's setup, wherever thrown.
+struct ValueSources {
+  std::string file;               // the parameter file ("" without one)
+  std::vector<std::string> keys;  // its fields that the command line does not override
+  bool active = true;             // false once the run has started: then errors are its own
+  std::string annotate(const std::string& msg) const {
+    if (!active || file.empty() || msg.rfind(file + ": field ", 0) == 0) return msg;
+    for (const auto& k : keys)
+      if (mentions(msg, k)) return file + ": field " + k + ": " + msg;
+    return msg;
+  }
+};
+
+int run_command(int argc, char** argv, ValueSources& sources);
+
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
+  ValueSources sources;
+  try {
+    return run_command(argc, argv, sources);
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = sources.annotate(e.what());
+    if (msg == e.what()) throw;
+    throw std::invalid_argument(msg);
+  }
+}
+
+namespace {
+
+int run_command(int argc, char** argv, ValueSources& sources) {
   // First pass: find a parameter file and --restart; both become option layers below the
   // command line (later layers override earlier ones: checkpoint, file, command line).
   const char* description =
@@ -616,6 +657,9 @@ int cmd_run(int argc, char** argv) {
     for (const auto& [k, v] : file_params)
       if (k == "model-param") check_model_param_list(v, file + ": field model-param:");
     append_params(args, file, file_params, infos);
+    sources.file = file;
+    for (const auto& [k, v] : file_params)
+      if (!first.count(k)) sources.keys.push_back(k);
   }
   // Given on the command line or in the parameter file (not inherited from a checkpoint).
   const auto given = [&](const std::string& name) {
@@ -674,17 +718,9 @@ int cmd_run(int argc, char** argv) {
   // reported as if the user had typed it: the error now says where it came from (for the
   // checkpoint, a value refused since it was written, such as --n-group > 65536, with how to
   // override it).
-  const auto mentions = [](const std::string& msg, const std::string& k) {
-    for (const std::string& name : {"--" + k, "-" + std::string(k == "particles" ? "n" : k)})
-      if (msg.find(name + " ") != std::string::npos || msg.find(name + ":") != std::string::npos)
-        return true;
-    return false;
-  };
   const auto with_source = [&](const std::invalid_argument& e) {
     std::string msg = e.what();
-    for (const auto& [k, v] : file_params)
-      if (!first.count(k) && mentions(msg, k))
-        return first["params"].as<std::string>() + ": field " + k + ": " + msg;
+    if (std::string from_file = sources.annotate(msg); from_file != msg) return from_file;
     if (!restart) return msg;
     const auto names = option_names(infos);
     for (const auto& [k, v] : checkpoint.info.parameters) {
@@ -1071,6 +1107,7 @@ int cmd_run(int argc, char** argv) {
                 << "\n";
   }
 
+  sources.active = false;  // the run's own errors from here
   RunResult res;
   {
     SignalGuard signals;
@@ -1114,4 +1151,5 @@ int cmd_run(int argc, char** argv) {
   return 0;
 }
 
+}  // namespace
 }  // namespace hoshi::cli
