@@ -868,6 +868,30 @@ TEST(IoRun, ParameterFileValuesAreNamedWithTheFile) {
   EXPECT_EQ(test::read_all(log).find(yml), std::string::npos) << test::read_all(log);
 }
 
+// The command line's step overrides the file's other one: --eta with dt: in the file (and
+// --dt with eta:) was an error that only an edit of the file cleared.
+TEST(IoRun, TheCommandLinesStepOverridesTheFilesOtherOne) {
+  ScratchDir dir("run");
+  const std::string yml = dir.file("p.yml"), log = dir.file("log");
+  test::write_all(yml, "dt: 0.0078125\nt-end: 0.0625\n");
+  ASSERT_EQ(hoshi("run " + yml + " -n 64 --eta 0.05 --quiet --out " + dir.file("A"), log), 0)
+      << test::read_all(log);
+  const SnapshotData a = read_hdf5_snapshot(dir.file("A") + "/checkpoint.hdf5");
+  EXPECT_EQ(io::to_string(*find_param(a.info.parameters, "eta")), "0.05");
+  // --eta 0 (fixed steps of --dt) keeps the file's dt.
+  ASSERT_EQ(hoshi("run " + yml + " -n 64 --eta 0 --quiet --out " + dir.file("Z"), log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(csv_rows(dir.file("Z") + "/energy.csv").back().at(2), "0.0078125");
+  test::write_all(yml, "eta: 0.05\nt-end: 0.0625\n");
+  ASSERT_EQ(hoshi("run " + yml + " -n 64 --dt 0.03125 --quiet --out " + dir.file("B"), log), 0)
+      << test::read_all(log);
+  const SnapshotData b = read_hdf5_snapshot(dir.file("B") + "/checkpoint.hdf5");
+  EXPECT_EQ(io::to_string(*find_param(b.info.parameters, "eta")), "0");
+  EXPECT_EQ(csv_rows(dir.file("B") + "/energy.csv").back().at(2), "0.03125");
+  // Both typed: still an error.
+  EXPECT_EQ(hoshi("run " + yml + " -n 64 --dt 0.03125 --eta 0.1 --out " + dir.file("C"), log), 2);
+}
+
 // A checkpoint edited with h5py stores an integer parameter as float64: its whole value must
 // read back through the integer option (it was passed on as "1e+05", "not an integer").
 TEST(IoRun, RestartReadsAWholeDoubleIntoAnIntegerOption) {

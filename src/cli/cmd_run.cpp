@@ -656,6 +656,14 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     file_params = io::read_param_file(file);
     for (const auto& [k, v] : file_params)
       if (k == "model-param") check_model_param_list(v, file + ": field model-param:");
+    // The command line's choice of step overrides the file's: --eta (> 0) typed with dt: in
+    // the file, or --dt typed with eta: in it, was an error ("give one of them") that only an
+    // edit of the file could clear.
+    const auto drop = [&](const char* key) {
+      std::erase_if(file_params, [&](const auto& kv) { return kv.first == key; });
+    };
+    if (first.count("eta") && !first.count("dt") && number(first, "eta") > 0) drop("dt");
+    if (first.count("dt") && !first.count("eta")) drop("eta");
     append_params(args, file, file_params, infos);
     sources.file = file;
     for (const auto& [k, v] : file_params)
