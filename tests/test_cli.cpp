@@ -157,7 +157,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --snapshot-every 1e-300", "--snapshot-every: value 1e-300 (more than 1e9 outputs"},
       {"run --dt 1e-300", "more than 1e12 steps to --t-end"},
       {"run --threads 100000", "invalid --threads 100000 (must be between 0 and 4096)"},
-      {"run x.yml --params x.yml", "two parameter files (PARAMS.yml and --params): give one"},
+      {"run x.yml --params x.yml", "two parameter files (x.yml and x.yml; as PARAMS.yml or"},
+      {"run --params a.yml --params b.yml", "two parameter files (a.yml and b.yml;"},
       {"ic --ic hernquist --model-param a=1,a=2", "--model-param a=1,a=2: key a given twice"},
       {"ic --ic hernquist --model-param a=0x10", "value '0x10' (expected a number)"},
   };

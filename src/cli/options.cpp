@@ -52,10 +52,12 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
     // a parameter file: PARAMS.yml and --params both given, one of them was silently ignored.
     // A --model-param list naming a key twice is refused as a parameter file's is.
     if (typed) {
-      int files = 0;
+      std::string file;
       for (const auto& kv : r.arguments()) {
-        if (kv.key() == "params" && ++files == 2)
-          throw std::invalid_argument("two parameter files (PARAMS.yml and --params): give one");
+        if (kv.key() == "params" && !file.empty())
+          throw std::invalid_argument("two parameter files (" + file + " and " + kv.value() +
+                                      "; as PARAMS.yml or --params): give one");
+        if (kv.key() == "params") file = kv.value();
         if (kv.key() == "model-param") check_model_param_list(kv.value(), "--model-param");
       }
     }
