@@ -1081,6 +1081,12 @@ TEST(IoRun, RestartWithNewForceSettingsRecomputesTheForces) {
   const ParamValue* forces = find_param(checkpoint.info.state, "forces");
   ASSERT_NE(forces, nullptr);
   EXPECT_EQ(to_string(*forces), "direct cpu float32 G=1 eps=0.02 plummer");
+  // Said with --quiet too (it explains the energies' jump; --quiet hid it).
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.375 --softening 0.03 --quiet", log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("force settings changed: --softening 0.03 (was 0.02)"),
+            std::string::npos)
+      << test::read_all(log);
 }
 
 // A restart option equal in value to the stored one is no change (-G 1.0 against a stored 1

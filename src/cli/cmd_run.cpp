@@ -1064,6 +1064,14 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   outputs.progress_bar = tty && !cfg.quiet;
   cfg.observer = &outputs;
 
+  // Said with --quiet too (after the header otherwise): it explains the jump in the energies.
+  const auto say_force_changes = [&] {
+    if (start.recompute_forces)
+      std::cout << "force settings changed: " << force_changes
+                << "; the forces of the restored state are computed again (energies from here "
+                   "on are those of the new settings)\n";
+  };
+  if (cfg.quiet) say_force_changes();
   if (!cfg.quiet) {
     std::cout << "hoshi run: " << p.size() << " particles, t_end " << cfg.t_end << ", "
               << (cfg.eta > 0 ? "adaptive dt, eta " : "dt ") << (cfg.eta > 0 ? cfg.eta : cfg.dt)
@@ -1073,10 +1081,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (restart)
       std::cout << "continuing from " << restart_dir << "/" << kCheckpointName << " at step "
                 << start.step << ", t = " << start.time << "\n";
-    if (start.recompute_forces)
-      std::cout << "force settings changed: " << force_changes
-                << "; the forces of the restored state are computed again (energies from here "
-                   "on are those of the new settings)\n";
+    say_force_changes();
     std::cout << "parameters:";
     int col = 11;
     for (const auto& [k, v] : effective) {
