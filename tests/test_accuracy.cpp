@@ -208,6 +208,15 @@ TEST(Accuracy, ARunsSnapshotIsMeasuredWithItsSofteningAndSmallSamplesAreSaid) {
   const auto [zero, zero_note] = table("--softening 0", "zero");
   EXPECT_NE(recorded, zero);
   EXPECT_EQ(zero_note.find("records"), std::string::npos) << zero_note;
+  // A file that records none: unsoftened, and said (it went unsaid).
+  const std::string plain = (dir / "plain.csv").string(), err = (dir / "plain.err").string();
+  ASSERT_EQ(std::system((hoshi + " ic -n 500 --out " + plain + " >/dev/null").c_str()), 0);
+  ASSERT_EQ(run("--ic " + plain + " --targets 10 >/dev/null 2>" + err), 0);
+  std::stringstream plain_note;
+  plain_note << std::ifstream(err).rdbuf();
+  EXPECT_NE(plain_note.str().find(plain + " records no softening: the forces are unsoftened"),
+            std::string::npos)
+      << plain_note.str();
   fs::remove_all(dir);
 }
 

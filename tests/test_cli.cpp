@@ -900,6 +900,13 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
       r.err.find("g.csv records no units or G: G = 1 was assumed for the bound mass (-G sets"),
       std::string::npos)
       << r.err;
+  // ... and no softening: 0 is used, and said (it went unsaid).
+  EXPECT_NE(r.err.find("g.csv records no softening: the bound mass is that of the unsoftened"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(hoshi("analyze " + (d / "g.csv").string() + " --bound --softening 0.1", d)
+                .err.find("records no softening"),
+            std::string::npos);
   r = hoshi("analyze " + (d / "g.csv").string() + " --bound -G 43007.1", d);
   EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;
 }

@@ -175,11 +175,15 @@ int cmd_accuracy(int argc, char** argv) {
   const std::string ic = r["ic"].as<std::string>();
   // A run's snapshot: the softening it ran with (the default 0 measured other forces than the
   // run's: a spline eps 0.05 checkpoint's p999 4.4e-4 instead of 5.5e-4), as analyze --bound.
-  if (!is_model(ic))
+  if (!is_model(ic)) {
     if (const std::string said = take_recorded_softening(r, info.parameters, ic, base);
         !said.empty())
       std::cerr << "hoshi accuracy: note: the softening " << ic << " records: " << said
                 << "; --softening overrides)\n";
+    else if (!r.count("softening"))  // the fallback to 0 went unsaid
+      std::cerr << "hoshi accuracy: note: " << ic
+                << " records no softening: the forces are unsoftened (--softening sets one)\n";
+  }
   if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
   const auto targets = sample_targets(p.size(), k, r["seed"].as<std::uint64_t>());
   if (targets.size() < 1000)

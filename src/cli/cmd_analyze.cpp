@@ -286,8 +286,9 @@ int cmd_analyze(int argc, char** argv) {
     }
   int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
   for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
-  std::string last_softening_note;     // the softening and kernel last named
-  std::vector<std::string> without_G;  // snapshots with neither units nor G, for the note
+  std::string last_softening_note;       // the softening and kernel last named
+  std::vector<std::string> without_G;    // snapshots with neither units nor G, for the note
+  std::vector<std::string> without_eps;  // --bound: snapshots that record no softening
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
@@ -332,6 +333,8 @@ int cmd_analyze(int argc, char** argv) {
                                                     : path + " records: ")
                     << said << "; --softening overrides)\n";
         last_softening_note = said;
+      } else if (!r.count("softening")) {
+        without_eps.push_back(path);
       }
     }
     double mass = 0;
@@ -401,6 +404,16 @@ int cmd_analyze(int argc, char** argv) {
     }
   }
   if (!csv_path.empty()) write_text(csv_path, table.str());
+  // The fallback to 0 went unsaid (a softened run's snapshot converted to CSV is then measured
+  // in another potential than it ran in).
+  if (!without_eps.empty())
+    std::cerr << "hoshi analyze: note: " << without_eps.front()
+              << (without_eps.size() > 1
+                      ? " and " + std::to_string(without_eps.size() - 1) + " more snapshot(s)"
+                      : std::string())
+              << (without_eps.size() > 1 ? " record" : " records")
+              << " no softening: the bound mass is that of the unsoftened potential (--softening "
+                 "sets one)\n";
   if (!without_G.empty())
     std::cerr << "hoshi analyze: note: " << without_G.front()
               << (without_G.size() > 1
