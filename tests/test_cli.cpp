@@ -126,7 +126,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic hernquist -n 100 --model-param a=1e-110", "magnitudes from 1e-30 to 1e30"},
       {"ic --ic hernquist --model-param mass_cut=1e-30", "need 1e-6 <= mass_cut"},
       {"ic --ic disk --model-param disk_Rmax=1e-6", "invalid disk_Rmax"},
-      {"ic --ic disk --model-param disk_z0=100", "invalid disk_z0 100"},
+      {"ic --ic disk --model-param disk_z0=100", "model disk: invalid disk_z0 100"},
+      {"ic --ic hernquist --model-param mass_cut=1e-7", "model hernquist: invalid model parameter"},
       {"ic --ic disk-nfw --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},
       // Keys of another model (the Hernquist halo has no cutoff: halo_r_cut was ignored).
       {"ic --ic disk --model-param halo_r_cut=3",
@@ -138,7 +139,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic disk --model-param bulge_fraction=-3", "invalid bulge_fraction -3"},
       // A merger's errors name the galaxy (the secondary's keys are g2.KEY) and its particles.
       {"ic --ic merger -n 2000 --model-param model2=disk,g2.disk_Q=-1",
-       "merger secondary (1000 of -n 2000 particles): invalid disk_Q -1"},
+       "merger secondary (1000 of -n 2000 particles): model disk: invalid disk_Q -1"},
       {"ic --ic merger -n 3000 --model-param mass_ratio=1e-4", "the secondary gets no particle"},
       // Values printed as given (std::to_string printed 1.000000 and -0.000000).
       {"ic --ic kepler --eccentricity 1.0000001", "invalid eccentricity 1.0000001 (need"},

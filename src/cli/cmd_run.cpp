@@ -581,8 +581,9 @@ bool mentions(const std::string& msg, const std::string& k) {
       return true;
   // A model's own messages name the model, not the option ("unknown parameter 'foo' for model
   // plummer").
-  return k == "model-param" && (msg.find("for model ") != std::string::npos ||
-                                msg.find("model parameter") != std::string::npos);
+  return k == "model-param" &&
+         (msg.find("for model ") != std::string::npos ||
+          msg.find("model parameter") != std::string::npos || msg.rfind("model ", 0) == 0);
 }
 
 // Where a refused value came from: a value from the parameter file, not the command line, was

@@ -314,9 +314,11 @@ std::string model_help(const std::string& name) {
   return o.str();
 }
 
-ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
-                       const ModelParams& params,
-                       const std::function<void(const std::string&)>& warn) {
+namespace {
+
+ParticleSet build_model(const std::string& name, std::size_t n, std::uint64_t seed,
+                        const ModelParams& params,
+                        const std::function<void(const std::string&)>& warn) {
   const ModelSpec& spec = find_spec(name);
   Resolved r = resolve(spec, params);
   auto& v = r.num;
@@ -350,6 +352,24 @@ ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t see
     };
   }
   return make_merger(n, seed, m);
+}
+
+}  // namespace
+
+ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
+                       const ModelParams& params,
+                       const std::function<void(const std::string&)>& warn) {
+  try {
+    return build_model(name, n, seed, params, warn);
+  } catch (const std::invalid_argument& e) {
+    // A value the model refuses names the model too ("invalid disk_z0 0.2 (must be <=
+    // disk_Rd)" did not); unknown names and keys already do.
+    const std::string msg = e.what();
+    if (msg.find("for model ") != std::string::npos || msg.rfind("model ", 0) == 0 ||
+        msg.find(name + " ") != std::string::npos || msg.rfind("invalid -n", 0) == 0)
+      throw;
+    throw std::invalid_argument("model " + name + ": " + msg);
+  }
 }
 
 }  // namespace hoshi
