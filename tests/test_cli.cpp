@@ -97,6 +97,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run -n 2.5", "-n"},
       // More particles than memory holds: refused before sampling (it ran out of memory).
       {"ic -n 1e11", "invalid -n 1e11: the particles alone need 9600.0 GB"},
+      // A run's particles and tree (~220 B each): the model was made, then the OOM killer came.
+      {"run -n 1e11", "-n 1e11: a run of 100000000000 particles needs about 22000.0 GB (220 B"},
       {"run --softening -1", "--softening"},
       {"run --dt -0.1", "--dt"},
       {"run --t-end -1e-9", "invalid --t-end -1e-09 (must be >= 0)"},  // the value as given

@@ -978,6 +978,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const std::string ic = r["ic"].as<std::string>();
     if (is_model(ic)) {
       try {
+        if (ic != "kepler")  // before the model is made
+          require_run_memory(parse_size(r["particles"].as<std::string>(), "-n"),
+                             "-n " + r["particles"].as<std::string>());
         p = initial_conditions(r);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(with_source(e));  // "particles: many" in a parameter file
@@ -986,6 +989,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     } else {
       check_ic_file(r);
       io::LoadedSnapshot s = io::load_snapshot(ic);
+      require_run_memory(s.particles.size(), "--ic " + ic);
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
       // A new run's clock starts at 0 (its output times are multiples from there); only
       // --restart continues a run's own time.

@@ -12,6 +12,7 @@
 #include <exception>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -152,6 +153,12 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
       std::cerr << "hoshi " << c.name << ": error: " << e.what() << "\n";
       return 2;
+    } catch (const std::bad_alloc&) {  // was "error: std::bad_alloc"
+      std::cerr << "hoshi " << c.name
+                << ": error: out of memory (a model's particles take ~96 B each, a tree force "
+                   "~220 B per particle in all: docs/perf-tree.md); use fewer particles or more "
+                   "memory\n";
+      return 1;
     } catch (const std::exception& e) {
       std::cerr << "hoshi " << c.name << ": error: " << e.what() << "\n";
       return 1;

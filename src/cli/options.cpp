@@ -356,6 +356,18 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
           (std::string(option) == "radius" ? "uniform" : "kepler") + " model)");
 }
 
+void require_run_memory(std::size_t n, const std::string& what) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const double need = kRunBytesPerParticle * static_cast<double>(n);
+  const double have = static_cast<double>(pages) * static_cast<double>(page);
+  if (pages <= 0 || page <= 0 || need <= have) return;
+  std::ostringstream m;
+  m << std::fixed << std::setprecision(1) << what << ": a run of " << n << " particles needs about "
+    << need / 1e9 << " GB (" << static_cast<int>(kRunBytesPerParticle)
+    << " B each: the particles and the tree), this machine has " << have / 1e9 << " GB";
+  throw std::invalid_argument(m.str());
+}
+
 namespace {
 // -n of a model, refused when the particles alone (11 doubles and a 64-bit id: 96 B each) would not
 // fit in the machine's memory: the model was sampled until std::bad_alloc or the OOM killer

@@ -97,6 +97,13 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
 // std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
 // solvers find them too, but do not know the file; this runs before any output.
 void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file);
+// A run's peak memory per particle: the particles (~97 B) and the tree solver's arrays
+// (~118 B; docs/perf-tree.md, 215 B at N = 4e6; a whole run measured 218 B at 2^22).
+inline constexpr double kRunBytesPerParticle = 220;
+// Refuses (std::invalid_argument, starting with `what`) n particles whose run would need more
+// than the machine's physical memory at kRunBytesPerParticle: the OOM killer ended it, after the
+// model had been made.
+void require_run_memory(std::size_t n, const std::string& what);
 
 // --gadget-precision float|double and --gadget-ids 32|64 in `group` (Gadget binary output;
 // io::WriteOptions). write_options checks them, whatever the output format.
