@@ -1027,8 +1027,11 @@ TEST(IoRun, FixedStepWithAdaptiveStepIsAnError) {
   EXPECT_EQ(hoshi(adaptive + "--dt 0.01 --t-end 0.0625 --out " + a, log), 2);
   EXPECT_NE(test::read_all(log).find("--dt 0.01 with --eta 0.05: "), std::string::npos)
       << test::read_all(log);
-  test::write_all(yml, "dt: 0.01\n");
-  EXPECT_EQ(hoshi(adaptive + yml + " --t-end 0.0625 --out " + a, log), 2);
+  // Both in one parameter file too (with --eta on the command line, the file's dt is replaced:
+  // TheCommandLinesStepOverridesTheFilesOtherOne).
+  test::write_all(yml, "dt: 0.01\neta: 0.05\n");
+  EXPECT_EQ(hoshi("run -n 64 --solver direct --quiet " + yml + " --t-end 0.0625 --out " + a, log),
+            2);
   EXPECT_NE(test::read_all(log).find("--dt 0.01 with --eta 0.05: "), std::string::npos)
       << test::read_all(log);
   EXPECT_FALSE(std::filesystem::exists(a));
