@@ -186,6 +186,9 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
   out.long_ids = si == 8;
 
   ParticleSet& p = out.particles;
+  std::size_t loaded = 0;
+  for (int t = 1; t < 6; ++t) loaded += h.npart[t];
+  p.reserve(loaded);
   std::uint64_t k = 0, km = 0;
   for (int t = 0; t < 6; ++t) {
     for (std::uint32_t i = 0; i < h.npart[t]; ++i, ++k) {

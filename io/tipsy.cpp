@@ -121,7 +121,7 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
 
   ParticleSet& p = out.particles;
   const std::size_t n = std::size_t(h.ndark) + std::size_t(h.nstar);
-  p.x.reserve(n);
+  p.reserve(n);
   // Without ids in the file, a particle's id is its position in the file, gas counted (ChaNGa's
   // iOrder): the dark particles of a file with gas are numbered from nsph.
   std::uint64_t index = static_cast<std::uint64_t>(h.nsph);

@@ -12,6 +12,11 @@ void ParticleSet::resize(std::size_t n) {
   for (std::size_t i = old; i < n; ++i) id[i] = i;
 }
 
+void ParticleSet::reserve(std::size_t n) {
+  for (auto* v : {&x, &y, &z, &vx, &vy, &vz, &m, &ax, &ay, &az, &pot}) v->reserve(n);
+  id.reserve(n);
+}
+
 void ParticleSet::push_back(double px, double py, double pz, double pvx, double pvy, double pvz,
                             double pm, std::uint64_t pid) {
   x.push_back(px);

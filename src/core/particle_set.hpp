@@ -24,6 +24,9 @@ struct ParticleSet {
 
   // Resizes every array; new particles are zero with id equal to their index.
   void resize(std::size_t n);
+  // Reserves capacity for n particles in every array (a reader that knows its count: push_back's
+  // doubling otherwise leaves up to twice the memory allocated for the whole run).
+  void reserve(std::size_t n);
   // Appends one particle (accelerations and potential zero).
   void push_back(double px, double py, double pz, double pvx, double pvy, double pvz, double pm,
                  std::uint64_t pid);
