@@ -609,6 +609,10 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
 
 }  // namespace
 
+bool hdf5_files_left_open() {
+  return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) > 0;
+}
+
 bool is_hdf5_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char sig[8] = {};

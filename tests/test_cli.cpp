@@ -1118,4 +1118,40 @@ TEST(Cli, RunWritesEnergyLog) {
   EXPECT_NE(no_help.err.find("missing --out"), std::string::npos) << no_help.err;
 }
 
+// A write that fails (a full disk; here the file-size limit, which fails writes with EFBIG)
+// exits 1 with the one line naming the file, keeps the earlier file and leaves no temporary.
+// An HDF5 file that failed to flush could not be closed either, and HDF5's exit handler then
+// crashed (SIGSEGV, status 139, after the error line).
+TEST(Cli, AFailedWriteExitsOneAndKeepsTheEarlierFile) {
+  const fs::path d = scratch();
+  const std::string x = (d / "x.hdf5").string();
+  ASSERT_EQ(hoshi("ic -n 100 --out " + x, d).status, 0);  // ~14 KB
+  std::stringstream before;
+  before << std::ifstream(x, std::ios::binary).rdbuf();
+  const auto limited = [&](const std::string& args) {
+    const fs::path err = d / "limited.txt";
+    const std::string cmd = "bash -c \"trap '' XFSZ; ulimit -f 100; exec " +
+                            std::string(HOSHI_EXE) + " " + args + "\" >/dev/null 2>" + err.string();
+    const int raw = std::system(cmd.c_str());
+    std::stringstream s;
+    s << std::ifstream(err).rdbuf();
+    return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, s.str()};
+  };
+  for (const std::string& args :
+       {"ic -n 2000 --overwrite --out " + x,  // ~270 KB
+        "run -n 2000 --t-end 0.01 --dt 0.01 --snapshot-every 0.01 --quiet --out " +
+            (d / "run").string()}) {
+    const Result r = limited(args);
+    EXPECT_EQ(r.status, 1) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(".hdf5: "), std::string::npos) << r.err;
+  }
+  std::stringstream after;
+  after << std::ifstream(x, std::ios::binary).rdbuf();
+  EXPECT_EQ(after.str(), before.str());
+  for (const auto& dir : {d, d / "run"})
+    for (const auto& e : fs::directory_iterator(dir))
+      EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+}
+
 }  // namespace

@@ -21,6 +21,7 @@
 #include "direct/direct.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/device.hpp"
+#include "io/hdf5_snapshot.hpp"
 #endif
 
 namespace {
@@ -146,22 +147,34 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : kCommands) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
+    // After an error: a file HDF5 could not close (a write that failed on a full disk) crashes
+    // HDF5's exit handler (SIGSEGV, status 139, after the error line): leave without it. Every
+    // temporary is gone by then (removed as the exception unwound).
+    const auto failed = [](int status) {
+      if (hoshi::io::hdf5_files_left_open()) {
+        std::cout.flush();
+        std::cerr.flush();
+        std::fflush(nullptr);
+        std::_Exit(status);
+      }
+      return status;
+    };
     try {
       return c.fn(argc - 1, argv + 1);
     } catch (const hoshi::cli::HelpShown&) {
       return 0;
     } catch (const std::invalid_argument& e) {
       std::cerr << "hoshi " << c.name << ": error: " << e.what() << "\n";
-      return 2;
+      return failed(2);
     } catch (const std::bad_alloc&) {  // was "error: std::bad_alloc"
       std::cerr << "hoshi " << c.name
                 << ": error: out of memory (a model's particles take ~96 B each, a tree force "
                    "~220 B per particle in all: docs/perf-tree.md); use fewer particles or more "
                    "memory\n";
-      return 1;
+      return failed(1);
     } catch (const std::exception& e) {
       std::cerr << "hoshi " << c.name << ": error: " << e.what() << "\n";
-      return 1;
+      return failed(1);
     }
   }
   std::cerr << "hoshi: error: unknown command '" << argv[1] << "' (see hoshi --help)\n";
