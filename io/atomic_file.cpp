@@ -194,9 +194,13 @@ TemporaryOutput::~TemporaryOutput() {
   fs::remove(tmp_, ec);
 }
 
-void TemporaryOutput::commit() {
+void TemporaryOutput::check() {
   out.flush();
   if (!out) throw std::runtime_error(what_ + " " + path_ + ": write failed (disk full?)");
+}
+
+void TemporaryOutput::commit() {
+  check();
   out.close();
   if (out.fail()) throw std::runtime_error(what_ + " " + path_ + ": close failed (disk full?)");
   place(tmp_, path_, in_place_);

@@ -58,7 +58,10 @@ class TemporaryOutput {
   ~TemporaryOutput();
   TemporaryOutput(const TemporaryOutput&) = delete;
   TemporaryOutput& operator=(const TemporaryOutput&) = delete;
-  void commit();  // throws std::runtime_error if a write failed
+  // Flushes the rows written so far; throws std::runtime_error if a write failed (a full disk).
+  // Outputs committed together check first, so that none replaces its file when another fails.
+  void check();
+  void commit();  // check(), then closes and renames into place
   std::ofstream out;
 
  private:

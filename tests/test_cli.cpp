@@ -1137,18 +1137,30 @@ TEST(Cli, AFailedWriteExitsOneAndKeepsTheEarlierFile) {
     s << std::ifstream(err).rdbuf();
     return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, s.str()};
   };
-  for (const std::string& args :
-       {"ic -n 2000 --overwrite --out " + x,  // ~270 KB
-        "run -n 2000 --t-end 0.01 --dt 0.01 --snapshot-every 0.01 --quiet --out " +
-            (d / "run").string()}) {
+  // accuracy: its --errors (~180 KB) fails; the small --csv table must not replace the old one
+  // (it did, and alone on a full disk it came out empty with status 0).
+  const std::string acc = (d / "acc.csv").string();
+  write(acc, "old\n");
+  for (const auto& [args, needle] :
+       {std::pair<std::string, std::string>{"ic -n 2000 --overwrite --out " + x,  // ~270 KB
+                                            "x.hdf5: "},
+        {"run -n 2000 --t-end 0.01 --dt 0.01 --snapshot-every 0.01 --quiet --out " +
+             (d / "run").string(),
+         ".hdf5: "},
+        {"accuracy -n 2000 --targets 0 --overwrite --csv " + acc + " --errors " +
+             (d / "err.csv").string(),
+         "--errors "}}) {
     const Result r = limited(args);
     EXPECT_EQ(r.status, 1) << args << ": " << r.err;
-    EXPECT_EQ(lines(r.err), 1) << r.err;
-    EXPECT_NE(r.err.find(".hdf5: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("error: "), std::string::npos) << r.err;
   }
   std::stringstream after;
   after << std::ifstream(x, std::ios::binary).rdbuf();
   EXPECT_EQ(after.str(), before.str());
+  std::stringstream table;
+  table << std::ifstream(acc).rdbuf();
+  EXPECT_EQ(table.str(), "old\n");
   for (const auto& dir : {d, d / "run"})
     for (const auto& e : fs::directory_iterator(dir))
       EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();

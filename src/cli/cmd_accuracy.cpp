@@ -300,14 +300,18 @@ int cmd_accuracy(int argc, char** argv) {
             std::fflush(stdout);
           }
         }
+  // Both files written and flushed before either replaces its file: on a full disk the table
+  // came out empty with status 0 (checked before its stream was flushed), and a failing
+  // --errors left a new --csv behind.
+  std::unique_ptr<io::TemporaryOutput> table;
   if (!csv_path.empty()) {
-    io::write_atomically(csv_path, [&](const std::string& tmp) {
-      std::ofstream out(tmp);
-      out << csv.str();
-      if (!out) throw std::runtime_error("--csv " + csv_path + ": write failed");
-    });
+    table = std::make_unique<io::TemporaryOutput>(csv_path, "--csv");
+    table->out << csv.str();
   }
+  for (io::TemporaryOutput* t : {table.get(), errors.get()})
+    if (t) t->check();
   if (errors) errors->commit();
+  if (table) table->commit();
   return 0;
 }
 
