@@ -892,6 +892,37 @@ TEST(IoRun, TheCommandLinesStepOverridesTheFilesOtherOne) {
   EXPECT_EQ(hoshi("run " + yml + " -n 64 --dt 0.03125 --eta 0.1 --out " + dir.file("C"), log), 2);
 }
 
+// energy.csv holds whole rows only: a row cut short (a full disk, a kill mid-write) is dropped
+// by a restart's trim (a cut "17" read as step 1 was kept, and the continued log had a line
+// "1"), and a row whose write fails is cut back (half a row was left for readers).
+TEST(IoRun, EnergyLogKeepsWholeRowsOnly) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  const std::string every = "--output-every 0.0625 ";
+  ASSERT_EQ(hoshi(kRun + every + "--t-end 0.125 --out " + a, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + every + "--t-end 0.25 --out " + b, log), 0) << test::read_all(log);
+  std::ofstream(a + "/energy.csv", std::ios::app) << "1";  // a cut row
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  // Writes past the next whole KiB fail (the file-size limit, as a full disk): the row that
+  // crosses it (a row is ~260 B).
+  const std::size_t limit_kib = test::read_all(a + "/energy.csv").size() / 1024 + 1;
+  const std::string limited = "bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(limit_kib) +
+                              "; exec " + std::string(HOSHI_EXE) + " run --restart " + a +
+                              " --t-end 4 --quiet\" >/dev/null 2>" + log;
+  const int raw = std::system(limited.c_str());
+  ASSERT_TRUE(WIFEXITED(raw));
+  EXPECT_EQ(WEXITSTATUS(raw), 1) << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("energy.csv failed (disk full?)"), std::string::npos)
+      << test::read_all(log);
+  const std::string text = test::read_all(a + "/energy.csv");
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_LE(text.size(), 1024 * limit_kib);
+  EXPECT_GT(csv_rows(a + "/energy.csv").size(), csv_rows(b + "/energy.csv").size());
+  for (const auto& row : csv_rows(a + "/energy.csv")) EXPECT_EQ(row.size(), 14u);
+}
+
 // A checkpoint edited with h5py stores an integer parameter as float64: its whole value must
 // read back through the integer option (it was passed on as "1e+05", "not an integer").
 TEST(IoRun, RestartReadsAWholeDoubleIntoAnIntegerOption) {

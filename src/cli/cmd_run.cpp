@@ -372,9 +372,14 @@ void truncate_energy_log(const std::string& path, std::size_t step, double every
   if (!in) return;
   std::string line, kept;
   bool header = true;
-  std::size_t number = 0;
+  std::size_t number = 0, columns = 0;
   while (std::getline(in, line)) {
     ++number;
+    // A row cut short (a full disk or a kill mid-write: no newline, or fewer fields than the
+    // header) ends the log; it was kept when its cut step field read as an earlier step.
+    const std::size_t fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), ','));
+    if (header) columns = fields;
+    if (!header && (in.eof() || fields != columns)) break;
     if (!header) {
       const std::string field = line.substr(0, line.find(','));
       std::size_t s = 0;

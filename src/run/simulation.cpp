@@ -8,6 +8,7 @@
 #include <iomanip>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/checks.hpp"
@@ -54,25 +55,42 @@ class EnergyLog {
     // A continued run appends, with the header only if the log is gone (deleted by hand).
     std::error_code ec;
     const bool header = !append || std::filesystem::file_size(path_, ec) == 0 || ec;
+    length_ = header ? 0 : std::filesystem::file_size(path_, ec);
     out_.open(path_, append ? std::ios::app : std::ios::trunc);
     if (!out_) throw std::runtime_error("cannot write " + path_);
     if (header)
-      out_ << "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,"
-              "virial_ratio\n";
+      write(
+          "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,"
+          "virial_ratio\n");
   }
   void row(std::size_t step, double t, double dt, const Diagnostics& d, double err) {
     if (!out_.is_open()) return;
-    out_ << step << ',' << std::setprecision(17) << t << ',' << dt << ',' << d.kinetic << ','
-         << d.potential << ',' << d.total << ',' << err << ',' << d.momentum[0] << ','
-         << d.momentum[1] << ',' << d.momentum[2] << ',' << d.angular_momentum[0] << ','
-         << d.angular_momentum[1] << ',' << d.angular_momentum[2] << ',' << d.virial_ratio << '\n';
-    out_.flush();
-    if (!out_) throw std::runtime_error("write to " + path_ + " failed (disk full?)");
+    std::ostringstream s;
+    s << step << ',' << std::setprecision(17) << t << ',' << dt << ',' << d.kinetic << ','
+      << d.potential << ',' << d.total << ',' << err << ',' << d.momentum[0] << ',' << d.momentum[1]
+      << ',' << d.momentum[2] << ',' << d.angular_momentum[0] << ',' << d.angular_momentum[1] << ','
+      << d.angular_momentum[2] << ',' << d.virial_ratio << '\n';
+    write(s.str());
   }
 
  private:
+  // One whole row or nothing: a write that fails (a full disk) is cut back to the rows before
+  // it (it left half a row for readers, and for a restart's trim).
+  void write(const std::string& text) {
+    out_ << text;
+    out_.flush();
+    if (!out_) {
+      out_.close();
+      std::error_code ec;
+      std::filesystem::resize_file(path_, length_, ec);
+      throw std::runtime_error("write to " + path_ + " failed (disk full?)");
+    }
+    length_ += text.size();
+  }
+
   std::string path_;
   std::ofstream out_;
+  std::uintmax_t length_ = 0;  // the file's length after its last whole row
 };
 
 void log_line(std::ostream* log, std::size_t step, double t, const Diagnostics& d, double err,
