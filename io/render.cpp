@@ -250,7 +250,12 @@ void write_png(const std::string& path, const Image& im) {
   write_atomically(path, [&](const std::string& tmp) {
     FILE* f = std::fopen(tmp.c_str(), "wb");
     if (!f) throw std::runtime_error(path + ": cannot create " + tmp);
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+    // libpng's own handlers print "libpng error: Write Error" before hoshi's one line: silent
+    // ones (the error handler must not return: back to the setjmp below).
+    const auto silent_error = [](png_structp p, png_const_charp) { png_longjmp(p, 1); };
+    const auto silent_warning = [](png_structp, png_const_charp) {};
+    png_structp png =
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, silent_error, silent_warning);
     png_infop info = png ? png_create_info_struct(png) : nullptr;
     if (!png || !info || setjmp(png_jmpbuf(png))) {
       png_destroy_write_struct(&png, &info);

@@ -1128,9 +1128,9 @@ TEST(Cli, AFailedWriteExitsOneAndKeepsTheEarlierFile) {
   ASSERT_EQ(hoshi("ic -n 100 --out " + x, d).status, 0);  // ~14 KB
   std::stringstream before;
   before << std::ifstream(x, std::ios::binary).rdbuf();
-  const auto limited = [&](const std::string& args) {
+  const auto limited = [&](const std::string& args, int kib = 100) {
     const fs::path err = d / "limited.txt";
-    const std::string cmd = "bash -c \"trap '' XFSZ; ulimit -f 100; exec " +
+    const std::string cmd = "bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(kib) + "; exec " +
                             std::string(HOSHI_EXE) + " " + args + "\" >/dev/null 2>" + err.string();
     const int raw = std::system(cmd.c_str());
     std::stringstream s;
@@ -1155,6 +1155,12 @@ TEST(Cli, AFailedWriteExitsOneAndKeepsTheEarlierFile) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("error: "), std::string::npos) << r.err;
   }
+  // render: one line (libpng printed "libpng error: Write Error" before it).
+  const Result png =
+      limited("render " + x + " --resolution 1024 --out " + (d / "r.png").string(), 4);
+  EXPECT_EQ(png.status, 1) << png.err;
+  EXPECT_EQ(lines(png.err), 1) << png.err;
+  EXPECT_NE(png.err.find("r.png: PNG write failed"), std::string::npos) << png.err;
   std::stringstream after;
   after << std::ifstream(x, std::ios::binary).rdbuf();
   EXPECT_EQ(after.str(), before.str());
