@@ -1157,7 +1157,7 @@ TEST(Cli, AFailedWriteExitsOneAndKeepsTheEarlierFile) {
   }
   // render: one line (libpng printed "libpng error: Write Error" before it).
   const Result png =
-      limited("render " + x + " --resolution 1024 --out " + (d / "r.png").string(), 4);
+      limited("render " + x + " --resolution 2048 --out " + (d / "r.png").string(), 4);
   EXPECT_EQ(png.status, 1) << png.err;
   EXPECT_EQ(lines(png.err), 1) << png.err;
   EXPECT_NE(png.err.find("r.png: PNG write failed"), std::string::npos) << png.err;
