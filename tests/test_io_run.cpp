@@ -1405,6 +1405,9 @@ TEST(IoRun, OverwriteRemovesOnlyTheEarlierRunsOutputs) {
   ASSERT_TRUE(std::filesystem::exists(out + "/snapshot_004.hdf5"));
   for (const char* keep : {"/notes.txt", "/snapshot_final.hdf5", "/snapshot_01.hdf5"})
     test::write_all(out + keep, "mine");
+  // A killed writer's half-written snapshot (pid 999999999: not alive) goes too; it stayed
+  // when the run was killed before its first checkpoint, where no restart could remove it.
+  test::write_all(out + "/.snapshot_001.hdf5.tmp.999999999.1", "half");
   EXPECT_EQ(hoshi(kRun + "--t-end 0.1 --out " + out + " --overwrite --dt x", log), 2);
   EXPECT_TRUE(std::filesystem::exists(out + "/snapshot_004.hdf5"));
   ASSERT_EQ(
@@ -1415,6 +1418,7 @@ TEST(IoRun, OverwriteRemovesOnlyTheEarlierRunsOutputs) {
     EXPECT_TRUE(std::filesystem::exists(out + made)) << made;
   EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_003.hdf5"));
   EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_004.hdf5"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/.snapshot_001.hdf5.tmp.999999999.1"));
   for (const char* keep : {"/notes.txt", "/snapshot_final.hdf5", "/snapshot_01.hdf5"})
     EXPECT_EQ(test::read_all(out + keep), "mine") << keep;
   EXPECT_EQ(read_hdf5_snapshot(out + "/checkpoint.hdf5").info.time, 0.125);

@@ -349,8 +349,11 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
     if (!fs::remove(f, ec) && ec)
       throw std::runtime_error("--overwrite " + dir + ": cannot remove " + f.string() + ": " +
                                ec.message());
-  if (!old.empty())  // said with --quiet too: files were deleted
-    std::cout << "hoshi run: --overwrite: removed " << old.size()
+  // And the temporaries of a run that was killed (a restart removes them; a run killed before
+  // its first checkpoint cannot be restarted, and its half-written snapshot stayed).
+  const std::size_t stale = static_cast<std::size_t>(io::remove_stale_temporaries(dir));
+  if (!old.empty() || stale > 0)  // said with --quiet too: files were deleted
+    std::cout << "hoshi run: --overwrite: removed " << old.size() + stale
               << " output file(s) of an earlier run from " << dir << "/\n";
 }
 
