@@ -253,8 +253,8 @@ int cmd_accuracy(int argc, char** argv) {
                         << order << ", walk " << to_string(used.tree.walk) << ", "
                         << (rel ? "alpha " : "theta ")
                         << number_text(rel ? used.tree.alpha : used.tree.theta)
-                        << " is in the table already (an 'auto' in a list resolved to it): one "
-                           "row\n";
+                        << " is in the table already (named twice, or an 'auto' resolved to it): "
+                           "one row\n";
               continue;
             }
             ParticleSet q = p;

@@ -19,9 +19,9 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "direct/direct.hpp"
+#include "io/hdf5_snapshot.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/device.hpp"
-#include "io/hdf5_snapshot.hpp"
 #endif
 
 namespace {
