@@ -847,7 +847,10 @@ TEST(IoRun, ParameterFileValuesAreNamedWithTheFile) {
         {"snapshot-format: foo\n", ": field snapshot-format: --snapshot-format: value 'foo'"},
         {"units: foo\n", ": field units: --units: value 'foo'"},
         {"ic: nosuch\n", ": field ic: --ic nosuch: no such file"},
-        {"model-param: foo=1\n", ": field model-param: unknown parameter 'foo'"}}) {
+        {"model-param: foo=1\n", ": field model-param: unknown parameter 'foo'"},
+        // The models' own words for --eccentricity and --radius (review).
+        {"ic: kepler\neccentricity: 2\n", ": field eccentricity: invalid eccentricity 2"},
+        {"ic: uniform\nradius: -1\n", ": field radius: invalid radius -1"}}) {
     test::write_all(yml, text);
     EXPECT_EQ(hoshi("run " + yml + (text.rfind("ic:", 0) == 0 ? "" : " -n 64") +
                         " --t-end 0 --out " + dir.file("A"),
@@ -866,6 +869,12 @@ TEST(IoRun, ParameterFileValuesAreNamedWithTheFile) {
   test::write_all(yml, "dt: 0.5\n");
   EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --dt -1 --out " + dir.file("A"), log), 2);
   EXPECT_EQ(test::read_all(log).find(yml), std::string::npos) << test::read_all(log);
+  // A model's error about a typed -n is not the file's model-param (it was blamed on it).
+  test::write_all(yml, "ic: disk\nmodel-param: disk_fraction=0.9\n");
+  EXPECT_EQ(hoshi("run " + yml + " -n 3 --t-end 0 --out " + dir.file("A"), log), 2);
+  EXPECT_EQ(test::read_all(log).find("field model-param"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("-n 3"), std::string::npos) << test::read_all(log);
 }
 
 // The command line's step overrides the file's other one: --eta with dt: in the file (and
@@ -901,7 +910,13 @@ TEST(IoRun, EnergyLogKeepsWholeRowsOnly) {
   const std::string every = "--output-every 0.0625 ";
   ASSERT_EQ(hoshi(kRun + every + "--t-end 0.125 --out " + a, log), 0) << test::read_all(log);
   ASSERT_EQ(hoshi(kRun + every + "--t-end 0.25 --out " + b, log), 0) << test::read_all(log);
-  std::ofstream(a + "/energy.csv", std::ios::app) << "1";  // a cut row
+  // A row cut in the middle of the log, as an earlier version's restart kept one ("2," as a
+  // line of its own, good rows after it), is dropped, and the rows after it stay (the trim
+  // dropped those too).
+  const std::string whole = test::read_all(a + "/energy.csv");
+  const std::size_t second = whole.find('\n', whole.find('\n') + 1) + 1;  // after row 0
+  test::write_all(a + "/energy.csv", whole.substr(0, second) + "2,\n" + whole.substr(second));
+  std::ofstream(a + "/energy.csv", std::ios::app) << "1";  // a cut last row
   ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 0) << test::read_all(log);
   EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
   // Writes past the next whole KiB fail (the file-size limit, as a full disk): the row that
@@ -921,6 +936,35 @@ TEST(IoRun, EnergyLogKeepsWholeRowsOnly) {
   EXPECT_LE(text.size(), 1024 * limit_kib);
   EXPECT_GT(csv_rows(a + "/energy.csv").size(), csv_rows(b + "/energy.csv").size());
   for (const auto& row : csv_rows(a + "/energy.csv")) EXPECT_EQ(row.size(), 14u);
+}
+
+// -G auto (typed, or in the parameter file the run began with) continues with the checkpoint's
+// G: it was refused as a change ("it was 43007.1"), and the run could not be restarted from
+// its own parameter file. A restart warns of its step only when the step is given again (the
+// checkpoint's own --dt repeated the first part's warning at every restart).
+TEST(IoRun, RestartWithGAutoKeepsTheStoredGAndWarnsOfAGivenStepOnly) {
+  ScratchDir dir("run");
+  const std::string yml = dir.file("g.yml"), a = dir.file("A"), log = dir.file("log");
+  test::write_all(yml, "G: auto\nunits: galaxy\nparticles: 64\nsolver: direct\nt-end: 0.0625\n");
+  ASSERT_EQ(hoshi("run " + yml + " --quiet --out " + a, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run " + yml + " --restart " + a + " --t-end 0.125 --quiet", log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + a + " -G auto --t-end 0.1875 --quiet", log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  EXPECT_NEAR(std::stod(io::to_string(*find_param(c.info.parameters, "G"))), 43007.1, 0.01);
+  EXPECT_EQ(state(c, "time"), 0.1875);
+  EXPECT_EQ(hoshi("run --restart " + a + " -G 2 --t-end 0.25 --quiet", log), 2);
+  // The softening 0.001 with the default step warns (sqrt(eps / max|a|)); a restart that gives
+  // the step again is warned again, one that does not is not.
+  const std::string b = dir.file("B");
+  ASSERT_EQ(hoshi("run -n 300 --softening 0.001 --t-end 0.0625 --quiet --out " + b, log), 0);
+  ASSERT_NE(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.125 --quiet", log), 0);
+  EXPECT_EQ(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.25 --dt 0.0078125 --quiet", log), 0);
+  EXPECT_NE(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
 }
 
 // A checkpoint edited with h5py stores an integer parameter as float64: its whole value must

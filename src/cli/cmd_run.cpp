@@ -378,11 +378,13 @@ void truncate_energy_log(const std::string& path, std::size_t step, double every
   std::size_t number = 0, columns = 0;
   while (std::getline(in, line)) {
     ++number;
-    // A row cut short (a full disk or a kill mid-write: no newline, or fewer fields than the
-    // header) ends the log; it was kept when its cut step field read as an earlier step.
+    // A last row cut short (a full disk or a kill mid-write: no newline) ends the log; it was
+    // kept when its cut step field read as an earlier step. A row with fewer fields than the
+    // header (such a cut row that an earlier version kept, with rows after it) is dropped.
     const std::size_t fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), ','));
     if (header) columns = fields;
-    if (!header && (in.eof() || fields != columns)) break;
+    if (!header && in.eof()) break;
+    if (!header && fields != columns) continue;
     if (!header) {
       const std::string field = line.substr(0, line.find(','));
       std::size_t s = 0;
@@ -587,9 +589,13 @@ bool mentions(const std::string& msg, const std::string& k) {
   for (const std::string& name : {"--" + k, "-" + std::string(k == "particles" ? "n" : k)})
     if (msg.find(name + " ") != std::string::npos || msg.find(name + ":") != std::string::npos)
       return true;
+  // "invalid radius -1 (must be > 0)", "invalid eccentricity 2 (...)": the models' words.
+  if (msg.find("invalid " + k + " ") != std::string::npos) return true;
   // A model's own messages name the model, not the option ("unknown parameter 'foo' for model
-  // plummer").
-  return k == "model-param" &&
+  // plummer", "model disk: invalid disk_z0 0.2"), unless they name another option ("model
+  // disk: -n 3 too small for a galaxy").
+  return k == "model-param" && msg.find(" -n ") == std::string::npos &&
+         msg.find("--") == std::string::npos &&
          (msg.find("for model ") != std::string::npos ||
           msg.find("model parameter") != std::string::npos || msg.rfind("model ", 0) == 0);
 }
@@ -703,7 +709,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const auto now = effective_parameters(r, infos);
     for (const char* key :
          {"ic", "particles", "seed", "model-param", "eccentricity", "radius", "units", "G"})
-      if (const auto change = parameter_change(checkpoint.info.parameters, now, key))
+      if (const auto change = parameter_change(checkpoint.info.parameters, now, key);
+          change && !(std::strcmp(key, "G") == 0 && !given_G(r)))  // -G auto: the stored G
         throw std::invalid_argument(std::string(std::strlen(key) == 1 ? "-" : "--") + key + " " +
                                     change->second + " with --restart " + restart_dir +
                                     ": the checkpoint's particles continue (it was " +
@@ -772,6 +779,14 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     g_given = given_G(r).has_value();
     cfg.solver = solver_config(r);
     if (!g_given) cfg.solver.G = units.G();
+    // A restart whose -G is auto (typed, or in the parameter file the run began with): the G
+    // the checkpoint's particles were made with (it refused to continue, "it was 43007.1").
+    if (const io::ParamValue* stored =
+            restart && !g_given ? io::find_param(checkpoint.info.parameters, "G") : nullptr)
+      if (const auto g = io::to_number(*stored)) {
+        cfg.solver.G = *g;
+        g_given = true;
+      }
     validate(cfg);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(with_source(e));
@@ -974,10 +989,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // Trimmed once the restored state's forces are known (a changed setting may fail there).
     const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
     const double log_every = every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every;
-    cfg.prepare_output = [&cfg, &start, &p, &r, log_every, tiny] {
+    // Typed or in the parameter file, not the checkpoint's own (a stored --dt is an option
+    // layer too, and every restart repeated the first part's warnings).
+    const bool dt_given = given("dt");
+    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given] {
       // A restart that sets the step: the warnings of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
-      if (r.count("dt") && !warn_long_step(cfg, p)) warn_unresolved_softening(cfg, p);
+      if (dt_given && !warn_long_step(cfg, p)) warn_unresolved_softening(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run

@@ -366,7 +366,8 @@ ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t see
     // disk_Rd)" did not); unknown names and keys already do.
     const std::string msg = e.what();
     if (msg.find("for model ") != std::string::npos || msg.rfind("model ", 0) == 0 ||
-        msg.find(name + " ") != std::string::npos || msg.rfind("invalid -n", 0) == 0)
+        msg.rfind("merger primary", 0) == 0 || msg.rfind("merger secondary", 0) == 0 ||
+        msg.rfind("invalid -n", 0) == 0)
       throw;
     throw std::invalid_argument("model " + name + ": " + msg);
   }
