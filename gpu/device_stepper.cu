@@ -222,8 +222,11 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
     throw std::invalid_argument(
         "--backend cuda: device-resident steps need a system whose size (or softening, where "
         "larger) and mass are within 2^" +
-        std::to_string(kMaxUnscaledExponent) + " of 1 in the run's units (here 2^" +
-        std::to_string(k.length) + " and 2^" + std::to_string(k.mass) +
+        std::to_string(kMaxUnscaledExponent) +
+        " of 1 in the run's units, and its extent "
+        "(escapers included) within 2^" +
+        std::to_string(kMaxExtentExponent) + " (here 2^" + std::to_string(k.length) + ", 2^" +
+        std::to_string(k.mass) + " and 2^" + std::to_string(k.extent) +
         "); use other units (--units galaxy, or rescaled input) or --backend cpu");
   impl_ = std::make_unique<Impl>();
   Impl& s = *impl_;

@@ -360,8 +360,10 @@ TEST(SolverScaling, TheBulkSetsTheLengthUnit) {
   p.x[0] = 0x1p30;  // one escaper: the bulk's unit
   EXPECT_EQ(scale_exponents(p).length, bulk);
   EXPECT_TRUE(scale_exponents(p).in_range());
-  p.x[0] = 0x1p40;  // the box at most 2^32 in the unit
-  EXPECT_EQ(scale_exponents(p).length, 8);
+  p.x[0] = 0x1p40;  // the box at most 2^32 in the unit: rescaled (unscaled, the kernels that
+  EXPECT_EQ(scale_exponents(p).length, 8);  // form m / r^3 flushed the escaper's pair terms)
+  EXPECT_EQ(scale_exponents(p).extent, 40);
+  EXPECT_FALSE(scale_exponents(p).in_range());
   p.x[0] = 0x1p80;  // the box at most 2^32 in the unit
   EXPECT_EQ(scale_exponents(p).length, 48);
   // Coincident bulk: the box.

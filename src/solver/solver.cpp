@@ -96,12 +96,9 @@ struct SetSize {
   double bulk = 0, extent = 0, mass = 0;
 };
 constexpr std::size_t kSizeSample = 4096;
-// The rescaled bounding box stays within 2^kMaxRescaledExtent: a pair term's m / r^3 across it,
-// of particles as light as 2^-27 of the total (N = 1e8), is a normal float (2^-123; below 2^-126
-// the kernels flush it to zero: an escaper 2^80 away from a unit cluster got no force at all).
-// The closest pairs then limit the range: an escaper ~2^70 away shrinks a cluster of 2000 so far
+// The rescaled bounding box stays within 2^kMaxExtentExponent of the unit (solver.hpp). The
+// closest pairs then limit the range: an escaper ~2^70 away shrinks a cluster of 2000 so far
 // that m / r^3 of its closest pairs overflows, and the set is refused.
-constexpr int kMaxRescaledExtent = 32;
 
 SetSize set_size(const ParticleSet& p) {
   SetSize s;
@@ -135,8 +132,9 @@ ScaleExponents exponents_of(const SetSize& s) {
   // The bulk sets the length unit: scaled by the box, a far escaper shrank a cluster's pairs
   // (m / r^3 of a pair 6.6e-4 apart, beside an escaper at 1e11: 2^-37 times the separation,
   // past float's range) and refused the set as unresolved. Unless the box would then pass
-  // 2^kMaxRescaledExtent (the far terms' range).
-  return {std::max(exponent(s.bulk), exponent(s.extent) - kMaxRescaledExtent), exponent(s.mass)};
+  // 2^kMaxExtentExponent (the far terms' range).
+  return {std::max(exponent(s.bulk), exponent(s.extent) - kMaxExtentExponent), exponent(s.mass),
+          exponent(s.extent)};
 }
 
 // out[i] = in[i] 2^k (exact), out resized to in's size.

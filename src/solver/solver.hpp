@@ -146,16 +146,24 @@ void validate(const SolverConfig& config);
 
 // The power-of-two exponents of a set's size and total mass, rounded. The size is its bulk's
 // (the largest 5-95 percentile range of a coordinate, over a strided sample of 4096), or more
-// where the bounding box would pass 2^32 in that unit (solver.cpp, kMaxRescaledExtent): one far
+// where the bounding box would pass 2^32 in that unit (kMaxExtentExponent): one far
 // escaper does not shrink a cluster out of float's range. make_solver's float32 solvers see a
 // set with |k_length| or |k_mass| above
 // kMaxUnscaledExponent rescaled by 2^-k (exactly), so that float's range holds every
 // intermediate of the kernels in any consistent unit system. 0 for an empty or degenerate set.
 inline constexpr int kMaxUnscaledExponent = 16;
+// The bounding box stays within 2^kMaxExtentExponent of the length unit: a pair term's m / r^3
+// across it, of particles as light as 2^-27 of the total (N = 1e8), is a normal float (2^-123;
+// below 2^-126 the kernels flush it to zero: an escaper 2^80 from a unit cluster got no force).
+inline constexpr int kMaxExtentExponent = 32;
 struct ScaleExponents {
   int length = 0, mass = 0;
+  int extent = 0;  // the bounding box's largest side's, in the caller's units
+  // Whether the set runs as it is: size and mass within 2^16 of 1, the box within 2^32 (an
+  // escaper 2^40 from a unit cluster: rescaled by 2^-8, its pair terms flushed unscaled).
   bool in_range() const {
-    return std::abs(length) <= kMaxUnscaledExponent && std::abs(mass) <= kMaxUnscaledExponent;
+    return std::abs(length) <= kMaxUnscaledExponent && std::abs(mass) <= kMaxUnscaledExponent &&
+           extent <= kMaxExtentExponent;
   }
 };
 ScaleExponents scale_exponents(const ParticleSet& p);
