@@ -225,7 +225,7 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
         std::to_string(kMaxUnscaledExponent) +
         " of 1 in the run's units, and its extent "
         "(escapers included) within 2^" +
-        std::to_string(kMaxExtentExponent) + " (here 2^" + std::to_string(k.length) + ", 2^" +
+        std::to_string(k.max_extent) + " (here 2^" + std::to_string(k.length) + ", 2^" +
         std::to_string(k.mass) + " and 2^" + std::to_string(k.extent) +
         "); use other units (--units galaxy, or rescaled input) or --backend cpu");
   impl_ = std::make_unique<Impl>();

@@ -353,6 +353,45 @@ TEST(SolverScaling, AFarEscaperDoesNotShrinkTheCluster) {
     }
 }
 
+// A body far heavier than a unit cluster, far from it: the box is kept within the reach of the
+// lightest particle's pair terms (3 (extent - unit) <= 124 + log2(m_min / M)). With the bulk as
+// the unit and the box at 2^32 of it, each cluster particle's m / r^3 fell below float's range
+// and the body got no force at all (1e15 at 1e10, 2026-12-01 audit; the box as the unit before
+// gave 2.3e-5). And a softening 2^92 times the bulk but within 2^90 of the box runs (it was
+// refused after the bulk became the unit).
+TEST(SolverScaling, AHeavyBodyFeelsALightClusterAndLargeSofteningsRun) {
+  for (const double heavy : {1e10, 1e15, 1e18}) {
+    SCOPED_TRACE("body of " + std::to_string(heavy));
+    ParticleSet p = make_plummer(1000, 51);
+    p.x[0] = 1e10;
+    p.y[0] = p.z[0] = 0;
+    p.m[0] = heavy;
+    SolverConfig ref_cfg = config(SolverKind::direct, 0.0);
+    ref_cfg.precision = Precision::float64;
+    ParticleSet ref = p;
+    make_solver(ref_cfg, ref.size())->compute(ref);
+    for (const SolverKind kind : {SolverKind::direct, SolverKind::tree}) {
+      ParticleSet q = p;
+      auto solver = make_solver(config(kind, 0.0), q.size());
+      solver->compute(q);
+      if (kind == SolverKind::tree) solver->compute(q);
+      const double err = std::hypot(q.ax[0] - ref.ax[0], q.ay[0] - ref.ay[0], q.az[0] - ref.az[0]) /
+                         std::hypot(ref.ax[0], ref.ay[0], ref.az[0]);
+      // The direct kernel's sum of 999 terms of one sign: N 2^-24; the tree: one cell.
+      EXPECT_LT(err, kind == SolverKind::direct ? 1e3 * 0x1p-24 : 1e-3) << to_string(kind);
+    }
+  }
+  ParticleSet p = make_plummer(2000, 52);
+  const double eps = 0x1p92;
+  SolverConfig ref_cfg = config(SolverKind::direct, eps);
+  ref_cfg.precision = Precision::float64;
+  ParticleSet ref = p, q = p;
+  make_solver(ref_cfg, ref.size())->compute(ref);
+  ASSERT_NO_THROW(make_solver(config(SolverKind::direct, eps), q.size())->compute(q));
+  // Every term ~ -m / eps, one sign and one size: N 2^-24.
+  EXPECT_LT(max_pot_error(q, ref), static_cast<double>(p.size()) * 0x1p-24);
+}
+
 TEST(SolverScaling, TheBulkSetsTheLengthUnit) {
   ParticleSet p = make_plummer(2000, 50);
   const int bulk = scale_exponents(p).length;

@@ -90,15 +90,12 @@ namespace {
 
 // What the rescaling needs: the bulk's size (the largest spread of a coordinate between the
 // 5th and 95th percentiles of an evenly strided sample of at most kSizeSample particles; for
-// fewer than 20 particles the sample's full extent), the largest side of the bounding box and
-// the total mass.
+// fewer than 20 particles the sample's full extent), the largest side of the bounding box, the
+// total mass and the smallest nonzero mass.
 struct SetSize {
-  double bulk = 0, extent = 0, mass = 0;
+  double bulk = 0, extent = 0, mass = 0, min_mass = 0;
 };
 constexpr std::size_t kSizeSample = 4096;
-// The rescaled bounding box stays within 2^kMaxExtentExponent of the unit (solver.hpp). The
-// closest pairs then limit the range: an escaper ~2^70 away shrinks a cluster of 2000 so far
-// that m / r^3 of its closest pairs overflows, and the set is refused.
 
 SetSize set_size(const ParticleSet& p) {
   SetSize s;
@@ -106,7 +103,12 @@ SetSize set_size(const ParticleSet& p) {
   if (n == 0) return s;
   const Box box = bounding_box(p);
   s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
-  for (double m : p.m) s.mass += m;
+  double min_mass = HUGE_VAL;
+  for (double m : p.m) {
+    s.mass += m;
+    if (m > 0) min_mass = std::min(min_mass, m);
+  }
+  s.min_mass = min_mass < HUGE_VAL ? min_mass : 0;
   const std::size_t stride = (n + kSizeSample - 1) / kSizeSample;
   std::vector<double> v;
   v.reserve(kSizeSample);
@@ -129,12 +131,28 @@ ScaleExponents exponents_of(const SetSize& s) {
   const auto exponent = [](double v) {
     return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
   };
+  // How far past the unit the box may reach: a pair term m / r^3 of the lightest particle across
+  // it must stay a normal float, 3 (extent - unit) <= 124 + log2(m_min / M) in the rescaled
+  // units (masses / 2^k_mass), or log2(m_min) in the caller's for a set run as it is; from 0
+  // (the box as the unit, as before 2026-12-01) to kMaxExtentExponent. A body of 1e15 beside a
+  // unit cluster 1e10 away got no force from it at all (each cluster particle's term flushed).
+  const int k_mass = exponent(s.mass), k_extent = exponent(s.extent);
+  const auto reach = [&](double log2_m) {
+    if (!(s.min_mass > 0)) return kMaxExtentExponent;
+    return std::clamp(static_cast<int>(std::floor((124 + log2_m) / 3)), 0, kMaxExtentExponent);
+  };
+  const double log2_min = s.min_mass > 0 ? std::log2(s.min_mass) : 0;
+  const int reach_scaled = reach(log2_min - k_mass), reach_unscaled = reach(log2_min);
   // The bulk sets the length unit: scaled by the box, a far escaper shrank a cluster's pairs
   // (m / r^3 of a pair 6.6e-4 apart, beside an escaper at 1e11: 2^-37 times the separation,
-  // past float's range) and refused the set as unresolved. Unless the box would then pass
-  // 2^kMaxExtentExponent (the far terms' range).
-  return {std::max(exponent(s.bulk), exponent(s.extent) - kMaxExtentExponent), exponent(s.mass),
-          exponent(s.extent)};
+  // past float's range) and refused the set as unresolved. Unless the box would then pass the
+  // far terms' reach.
+  ScaleExponents k;
+  k.length = std::max(exponent(s.bulk), k_extent - reach_scaled);
+  k.mass = k_mass;
+  k.extent = k_extent;
+  k.max_extent = std::min(reach_scaled, reach_unscaled);
+  return k;
 }
 
 // out[i] = in[i] 2^k (exact), out resized to in's size.
@@ -334,10 +352,12 @@ ScaleExponents scale_exponents(const ParticleSet& p, double eps) {
   if (!(eps > 0) || !std::isfinite(eps) || p.size() == 0) return k;
   const int e = static_cast<int>(std::lround(std::log2(eps)));
   if (e <= k.length) return k;
-  if (e - k.length > kMaxSofteningOverSize)
+  // Against the box, as before the bulk set the unit (a softening 2^92 times a unit Plummer
+  // sphere was computed correctly, then refused).
+  if (e - k.extent > kMaxSofteningOverSize)
     throw std::invalid_argument(
         "softening " + number_text(eps) + ": more than 2^" + std::to_string(kMaxSofteningOverSize) +
-        " times the system's size (2^" + std::to_string(k.length) +
+        " times the system's size (2^" + std::to_string(k.extent) +
         "), where every float32 force term underflows; use a softening near the interparticle "
         "distance, or --solver direct --precision double");
   k.length = e;

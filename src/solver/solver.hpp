@@ -152,18 +152,20 @@ void validate(const SolverConfig& config);
 // kMaxUnscaledExponent rescaled by 2^-k (exactly), so that float's range holds every
 // intermediate of the kernels in any consistent unit system. 0 for an empty or degenerate set.
 inline constexpr int kMaxUnscaledExponent = 16;
-// The bounding box stays within 2^kMaxExtentExponent of the length unit: a pair term's m / r^3
-// across it, of particles as light as 2^-27 of the total (N = 1e8), is a normal float (2^-123;
-// below 2^-126 the kernels flush it to zero: an escaper 2^80 from a unit cluster got no force).
+// The bounding box stays within 2^kMaxExtentExponent of the length unit, and less where the
+// lightest particle is lighter than 2^-27 of the total (N = 1e8): a pair term m / r^3 across
+// it must stay a normal float (below 2^-126 the kernels flush it to zero: an escaper 2^80
+// from a unit cluster, or a body of 1e15 1e10 from one, got no force from it).
 inline constexpr int kMaxExtentExponent = 32;
 struct ScaleExponents {
   int length = 0, mass = 0;
-  int extent = 0;  // the bounding box's largest side's, in the caller's units
-  // Whether the set runs as it is: size and mass within 2^16 of 1, the box within 2^32 (an
-  // escaper 2^40 from a unit cluster: rescaled by 2^-8, its pair terms flushed unscaled).
+  int extent = 0;                       // the bounding box's largest side's, caller's units
+  int max_extent = kMaxExtentExponent;  // how far past the unit the box may reach
+  // Whether the set runs as it is: size and mass within 2^16 of 1, the box within max_extent
+  // (an escaper 2^40 from a unit cluster: rescaled by 2^-8, its pair terms flushed unscaled).
   bool in_range() const {
     return std::abs(length) <= kMaxUnscaledExponent && std::abs(mass) <= kMaxUnscaledExponent &&
-           extent <= kMaxExtentExponent;
+           extent <= max_extent;
   }
 };
 ScaleExponents scale_exponents(const ParticleSet& p);
