@@ -404,22 +404,20 @@ int cmd_analyze(int argc, char** argv) {
     }
   }
   if (!csv_path.empty()) write_text(csv_path, table.str());
+  // "FILE records" or "FILE and N more snapshot(s) record": the notes below.
+  const auto files_record = [](const std::vector<std::string>& files) {
+    return files.front() + (files.size() > 1 ? " and " + std::to_string(files.size() - 1) +
+                                                   " more snapshot(s) record"
+                                             : std::string(" records"));
+  };
   // The fallback to 0 went unsaid (a softened run's snapshot converted to CSV is then measured
   // in another potential than it ran in).
   if (!without_eps.empty())
-    std::cerr << "hoshi analyze: note: " << without_eps.front()
-              << (without_eps.size() > 1
-                      ? " and " + std::to_string(without_eps.size() - 1) + " more snapshot(s)"
-                      : std::string())
-              << (without_eps.size() > 1 ? " record" : " records")
+    std::cerr << "hoshi analyze: note: " << files_record(without_eps)
               << " no softening: the bound mass is that of the unsoftened potential (--softening "
                  "sets one)\n";
   if (!without_G.empty())
-    std::cerr << "hoshi analyze: note: " << without_G.front()
-              << (without_G.size() > 1
-                      ? " and " + std::to_string(without_G.size() - 1) + " more snapshot(s)"
-                      : std::string())
-              << (without_G.size() > 1 ? " record" : " records")
+    std::cerr << "hoshi analyze: note: " << files_record(without_G)
               << " no units or G: G = 1 was assumed for "
               << (bound && !prof_dir.empty() ? "the bound mass and the circular speeds"
                   : bound                    ? "the bound mass"

@@ -356,11 +356,18 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
           (std::string(option) == "radius" ? "uniform" : "kepler") + " model)");
 }
 
-void require_run_memory(std::size_t n, const std::string& what) {
+namespace {
+// The machine's physical memory in bytes; 0 where the system does not say.
+double physical_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+}
+}  // namespace
+
+void require_run_memory(std::size_t n, const std::string& what) {
   const double need = kRunBytesPerParticle * static_cast<double>(n);
-  const double have = static_cast<double>(pages) * static_cast<double>(page);
-  if (pages <= 0 || page <= 0 || need <= have) return;
+  const double have = physical_memory();
+  if (have == 0 || need <= have) return;
   std::ostringstream m;
   m << std::fixed << std::setprecision(1) << what << ": a run of " << n << " particles needs about "
     << need / 1e9 << " GB (" << static_cast<int>(kRunBytesPerParticle)
@@ -375,10 +382,9 @@ namespace {
 std::size_t model_particles(const cxxopts::ParseResult& r) {
   const std::string text = r["particles"].as<std::string>();
   const std::size_t n = parse_size(text, "-n");
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   const double need = 96.0 * static_cast<double>(n);
-  const double have = static_cast<double>(pages) * static_cast<double>(page);
-  if (pages > 0 && page > 0 && need > have) {
+  const double have = physical_memory();
+  if (have > 0 && need > have) {
     std::ostringstream m;
     m << std::fixed << std::setprecision(1) << "invalid -n " << text
       << ": the particles alone need " << need / 1e9 << " GB (96 B each), this machine has "
