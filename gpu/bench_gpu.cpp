@@ -4,7 +4,7 @@
 //
 // usage: hoshi_gpu_bench [--direct LO:HI] [--tree LO:HI] [--step LO:HI] [--repeats R]
 //                        [--samples S] [--walk LIST] [--theta T] [--criterion C] [--alpha A]
-//                        [--direct-targets LIST]
+//                        [--direct-targets LIST] [--seconds S]
 //                        [--out FILE]
 //   LO:HI are log2 N ranges (defaults 12:20, 16:24 and 20:24); 0:0 skips one. --tree times the
 //   tree solver's compute() (the non-resident path: host keys, sort and build, upload, walk,
@@ -20,6 +20,9 @@
 //   default_alpha): the relative criterion, whose first call bootstraps |a_old| with barnes94 (the
 //   warm-up call); the timed calls use the previous call's accelerations, as every step of a run
 //   does.
+//   --seconds S: a time budget for the sweep (default 0: none): a row predicted to end past its
+//   table's share of S is skipped, with the larger rows of its series, and printed as skipped
+//   (gpu/bench_budget.hpp), so that the goals summary is always printed within S.
 // Without a CUDA device it prints why and exits 0 (nothing to time).
 #include <algorithm>
 #include <cmath>
@@ -37,6 +40,7 @@
 
 #include "core/timer.hpp"
 #include "direct/direct.hpp"
+#include "gpu/bench_budget.hpp"
 #include "gpu/cuda_solvers.hpp"
 #include "gpu/device.hpp"
 #include "gpu/device_stepper.hpp"
@@ -230,21 +234,25 @@ std::string format(const StepRow& r) {
 }
 
 // The goals, judged from the rows measured (1M = 2^20 particles here).
-// A row that failed: N, solver column, and its table ("force" or "step").
+// A row that failed or was skipped: N, solver column, and its table ("force" or "step").
 struct Failure {
   std::size_t n;
   std::string solver, table;
 };
 
-// A goal whose row failed or was not in the sweep says so instead of being judged.
+// A goal whose row failed, was skipped (--seconds) or was not in the sweep says so instead of
+// being judged.
 std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& steps,
-                  const std::vector<Failure>& failed) {
+                  const std::vector<Failure>& failed, const std::vector<Failure>& skipped) {
   constexpr std::size_t kMillion = std::size_t{1} << 20, k16M = std::size_t{1} << 24;
   const auto verdict = [](bool met) { return met ? "met" : "NOT met"; };
   const auto missing = [&](std::size_t n, const std::string& solver, const char* table) {
     for (const Failure& f : failed)
       if (f.n == n && f.solver == solver && f.table == table)
         return std::string("FAILED (see its row)");
+    for (const Failure& f : skipped)
+      if (f.n == n && f.solver == solver && f.table == table)
+        return std::string("not measured (skipped: the time budget, --seconds)");
     return std::string("not measured (N = " + std::to_string(n) + " not in the sweep)");
   };
   std::ostringstream g;
@@ -319,11 +327,14 @@ std::string goals(const std::vector<Row>& rows, const std::vector<StepRow>& step
   bool ran16 = false, failed16 = false;
   for (const StepRow& r : steps) ran16 |= r.n >= k16M;
   for (const Row& r : rows) ran16 |= r.solver.rfind("direct", 0) != 0 && r.n >= k16M;
+  bool skipped16 = false;
   for (const Failure& f : failed) failed16 |= f.n >= k16M && f.solver.rfind("direct", 0) != 0;
+  for (const Failure& f : skipped) skipped16 |= f.n >= k16M && f.solver.rfind("direct", 0) != 0;
   g << "#   16M particles fit and run: "
-    << (ran16      ? (failed16 ? "met by some rows, others FAILED" : "met (the 2^24 rows above)")
-        : failed16 ? "NOT met (the 2^24 rows FAILED)"
-                   : "not measured (2^24 not in the sweep)")
+    << (ran16       ? (failed16 ? "met by some rows, others FAILED" : "met (the 2^24 rows above)")
+        : failed16  ? "NOT met (the 2^24 rows FAILED)"
+        : skipped16 ? "not measured (the 2^24 rows skipped: the time budget, --seconds)"
+                    : "not measured (2^24 not in the sweep)")
     << "\n";
   return g.str();
 }
@@ -335,6 +346,7 @@ int main(int argc, char** argv) {
     Range direct{12, 20}, tree{16, 24}, steps{20, 24};
     int repeats = 5;
     std::size_t samples = 256;
+    double seconds = 0;  // --seconds: the sweep's time budget (0: none)
     // hoshi's CUDA defaults for the walk unless given (resolve_auto below).
     TreeParams tp;
     tp.theta_auto = tp.criterion_auto = tp.alpha_auto = true;
@@ -375,7 +387,14 @@ int main(int argc, char** argv) {
         repeats = std::max(1, std::atoi(need("--repeats")));
       else if (!std::strcmp(argv[a], "--samples"))
         samples = std::max(1, std::atoi(need("--samples")));
-      else if (!std::strcmp(argv[a], "--theta"))
+      else if (!std::strcmp(argv[a], "--seconds")) {
+        const char* v = need("--seconds");
+        char* end = nullptr;
+        seconds = std::strtod(v, &end);
+        if (end == v || *end != '\0' || !(seconds >= 0) || !std::isfinite(seconds))
+          throw std::invalid_argument(std::string("--seconds: '") + v +
+                                      "' is not a number of seconds >= 0");
+      } else if (!std::strcmp(argv[a], "--theta"))
         tp.theta = std::atof(need("--theta")), tp.theta_auto = false;
       else if (!std::strcmp(argv[a], "--criterion"))
         tp.criterion = parse_criterion(need("--criterion")), tp.criterion_auto = false;
@@ -476,33 +495,66 @@ int main(int argc, char** argv) {
     }
     head << "# Resident blocks of 128 threads per SM: " << hoshi::gpu::group_walk_occupancy()
          << " (expected 7, 6, 7, 8; docs/perf-gpu.md).\n";
+    if (seconds > 0)
+      head << "# Time budget (--seconds): " << seconds
+           << " s; a row predicted to end past its table's share is skipped, with the larger "
+              "rows of its series.\n";
     head << "        N solver  kernel_ms    call_ms          pp          pc  inter/s   "
             "GFLOP/s   peak    err_p50   err_p99   err_max\n";
     emit(head.str());
     std::vector<Row> rows;
     std::vector<StepRow> step_rows;
+    // The time budget: each table's deadline is its cumulative share of `seconds` (direct 0.3,
+    // tree 0.4, step 0.3 of the tables that run), counted from here.
+    hoshi::gpu::SweepBudget budget(seconds);
+    const Stopwatch clock;
+    const double w_direct = direct.hi > 0 ? 0.3 : 0, w_tree = tree.hi > 0 ? 0.4 : 0,
+                 w_step = steps.hi > 0 ? 0.3 : 0, w_all = w_direct + w_tree + w_step;
+    std::vector<Failure> skipped;
+    // Whether the row may start; if not, it is printed and counted as skipped.
+    const auto admit = [&](std::size_t n, const std::string& solver, const char* table) {
+      const std::string series = std::string(table) + ":" + solver;
+      if (budget.fits(series, n, clock.seconds())) return true;
+      skipped.push_back({n, solver, table});
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "%9zu %-7s skipped: the time budget (~%.0f s predicted at %.0f s; this "
+                    "table ends at %.0f s)\n",
+                    n, solver.c_str(), budget.predict(series, n), clock.seconds(),
+                    budget.deadline());
+      emit(buf);
+      return false;
+    };
     const auto force_row = [&](SolverKind kind, std::size_t n, const TreeParams& t) {
       if (context_lost) return;
+      const std::string label = solver_label(kind, t.walk);
+      if (!admit(n, label, "force")) return;
+      const double start = clock.seconds();
       try {
         rows.push_back(run(kind, n, repeats, samples, t));
         emit(format(rows.back()) + "\n");
       } catch (const std::exception& e) {
-        failed(n, solver_label(kind, t.walk), "force", e);
+        failed(n, label, "force", e);
       }
+      budget.record("force:" + label, n, clock.seconds() - start);
     };
+    if (w_all > 0) budget.start_table(w_direct / w_all, 2);
+    // Size by size, every variant or walk at each size: a budget that runs short drops the
+    // largest sizes of all of them, not every size of the last ones.
     if (direct.hi > 0)
-      for (const DirectVariant& v : direct_variants) {
-        hoshi::gpu::set_direct_targets_per_thread(v.targets);
-        hoshi::gpu::set_direct_prefetch(v.prefetch);
-        for (int k = direct.lo; k <= direct.hi; ++k)
+      for (int k = direct.lo; k <= direct.hi; ++k)
+        for (const DirectVariant& v : direct_variants) {
+          hoshi::gpu::set_direct_targets_per_thread(v.targets);
+          hoshi::gpu::set_direct_prefetch(v.prefetch);
           force_row(SolverKind::direct, std::size_t{1} << k, tree_settings[0]);
-      }
+        }
+    if (w_all > 0) budget.start_table((w_direct + w_tree) / w_all, 1);
     if (tree.hi > 0)
-      for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
-        hoshi::gpu::set_group_walk_kernel(kernels[ti]);
-        for (int k = tree.lo; k <= tree.hi; ++k)
+      for (int k = tree.lo; k <= tree.hi; ++k)
+        for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+          hoshi::gpu::set_group_walk_kernel(kernels[ti]);
           force_row(SolverKind::tree, std::size_t{1} << k, tree_settings[ti]);
-      }
+        }
     if (steps.hi > 0) {
       std::ostringstream sh;
       sh << "\n# Device-resident steps (gpu::DeviceStepper, `hoshi run --backend cuda`): "
@@ -517,32 +569,48 @@ int main(int argc, char** argv) {
          << "        N solver   step_ms     keys     sort download    build   upload     "
             "walk integrate   part/s      dE/E\n";
       emit(sh.str());
+      budget.start_table(1, 1);
       for (int k = steps.lo; k <= steps.hi && !context_lost; ++k) {
         const std::size_t n = std::size_t{1} << k;
+        // The walks whose row fits the budget now; the model is made only for them, and its
+        // time counts in the first one's row. The others are checked again when their turn
+        // comes.
+        std::vector<std::size_t> admitted;
+        for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+          hoshi::gpu::set_group_walk_kernel(kernels[ti]);
+          if (admit(n, solver_label(SolverKind::tree, tree_settings[ti].walk), "step"))
+            admitted.push_back(ti);
+        }
+        if (admitted.empty()) continue;
+        double start = clock.seconds();
         ParticleSet p;
         try {
           p = make_plummer(n, 1000 + n);
         } catch (const std::exception& e) {
-          for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+          for (std::size_t ti : admitted) {
             hoshi::gpu::set_group_walk_kernel(kernels[ti]);
             failed(n, solver_label(SolverKind::tree, tree_settings[ti].walk), "step", e);
           }
           continue;
         }
-        for (std::size_t ti = 0; ti < tree_settings.size(); ++ti) {
+        for (std::size_t ti : admitted) {
           const TreeParams& t = tree_settings[ti];
           hoshi::gpu::set_group_walk_kernel(kernels[ti]);
           if (context_lost) break;
+          const std::string label = solver_label(SolverKind::tree, t.walk);
+          if (ti != admitted.front() && !admit(n, label, "step")) continue;
           try {
             step_rows.push_back(run_steps(p, repeats, t));
             emit(format(step_rows.back()) + "\n");
           } catch (const std::exception& e) {
-            failed(n, solver_label(SolverKind::tree, t.walk), "step", e);
+            failed(n, label, "step", e);
           }
+          budget.record("step:" + label, n, clock.seconds() - start);
+          start = clock.seconds();
         }
       }
     }
-    emit(goals(rows, step_rows, failures));
+    emit(goals(rows, step_rows, failures, skipped));
     if (!failures.empty()) {
       emit("# " + std::to_string(failures.size()) + " row(s) FAILED" +
            (context_lost ? ", then the CUDA context was lost\n" : "\n"));
