@@ -97,11 +97,13 @@ for t in "$bin"/test_*; do
   filter=()
   case "$name" in test_gpu_* | test_cuda_*) ;; *) filter=(--gtest_filter='*cuda*') ;; esac
   rc=0
+  started=$(date +%s)
   timeout -k 10 "${GPU_CHECK_TEST_SECONDS:-150}" "$t" ${filter[@]+"${filter[@]}"} \
     >"$tmp/$name.txt" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then
     echo "PASS $name: $(grep -cE '^\[ +OK \]' "$tmp/$name.txt" || true) ok," \
-      "$(grep -cE '^\[ +SKIPPED \] .*\(' "$tmp/$name.txt" || true) skipped" | tee -a "$log"
+      "$(grep -cE '^\[ +SKIPPED \] .*\(' "$tmp/$name.txt" || true) skipped" \
+      "($(($(date +%s) - started)) s)" | tee -a "$log"
   elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
     # A hung kernel (a warp waiting on a sync that never comes) would otherwise take the whole
     # command's time: the test that was running is named.
