@@ -322,7 +322,10 @@ TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
                     alpha_note = "--alpha 0.01 is unused here";
   for (const auto& [args, note, noted] :
        {std::tuple<std::string, std::string, bool>{"--theta 0.5,0.7", theta_note, true},
+        {"--theta 0.5,0.7", "unused here (--criterion auto is relative,", true},
         {"--theta 0.5,0.7 --criterion relative", theta_note, true},
+        // The note names the criterion as typed (it said "auto" of an explicit relative).
+        {"--theta 0.5,0.7 --criterion relative", "unused here (--criterion relative,", true},
         {"--theta 0.5,0.7 --criterion auto,barnes94", theta_note, false},
         {"--alpha 0.01 --criterion barnes94", alpha_note, true},
         {"--alpha 0.01 --criterion barnes94,relative", alpha_note, false},

@@ -105,9 +105,12 @@ int cmd_accuracy(int argc, char** argv) {
   if (geometric == criteria.end() && r.count("theta") &&
       std::any_of(thetas.begin(), thetas.end(), [](double t) { return !std::isnan(t); }))
     std::cerr << "hoshi accuracy: note: --theta " << r["theta"].as<std::string>()
-              << " is unused here (--criterion auto is relative, whose rows follow --alpha; "
-                 "its bootstrap pass runs at the walk's default theta); for a theta scan add "
-                 "--criterion barnes94 (or bh, bmax)\n";
+              << " is unused here ("
+              << (std::any_of(criteria.begin(), criteria.end(), [](const auto& c) { return !c; })
+                      ? "--criterion auto is relative"
+                      : "--criterion relative")
+              << ", whose rows follow --alpha; its bootstrap pass runs at the walk's default "
+                 "theta); for a theta scan add --criterion barnes94 (or bh, bmax)\n";
   // Likewise --alpha without the relative criterion (auto is relative): it was ignored unsaid.
   const bool relative = std::any_of(criteria.begin(), criteria.end(),
                                     [](const auto& c) { return !c || *c == Criterion::relative; });
