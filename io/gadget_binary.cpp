@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <regex>
 
 #include "io/atomic_file.hpp"
@@ -191,6 +192,7 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
   p.reserve(loaded);
   std::uint64_t k = 0, km = 0;
   for (int t = 0; t < 6; ++t) {
+    const std::size_t begin = p.size(), row0 = k, mass_row0 = km;
     for (std::uint32_t i = 0; i < h.npart[t]; ++i, ++k) {
       double m = h.mass[t];
       if (h.mass[t] == 0) m = real_at(mass.offset + km++ * sm, sm);
@@ -205,6 +207,11 @@ GadgetBinaryData parse_gadget_binary(const unsigned char* data, std::size_t size
       const std::uint64_t id = si == 4 ? r.get<std::uint32_t>("ID") : r.get<std::uint64_t>("ID");
       p.push_back(x, y, z, vx, vy, vz, m, id);
     }
+    if (t > 0)  // bad values named by block and row (of every type's particles, gas included)
+      require_valid_rows(
+          p, begin, p.size(), name,
+          {"POS", "VEL", h.mass[t] == 0 ? "MASS" : "HEAD.mass[" + std::to_string(t) + "]", row0,
+           h.mass[t] == 0 ? std::optional<std::size_t>(mass_row0) : std::nullopt});
     (t == 0 ? out.skipped : out.loaded)[t] += h.npart[t];
   }
   return out;

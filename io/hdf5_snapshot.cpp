@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -577,9 +578,17 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     const hid_t gd = g.get(), d = H5T_NATIVE_DOUBLE;
     read_columns<double>(gd, gname, "Coordinates", d, n, {&p.x, &p.y, &p.z}, base, file);
     read_columns<double>(gd, gname, "Velocities", d, n, {&p.vx, &p.vy, &p.vz}, base, file);
-    read_columns<std::uint64_t>(gd, gname, "ParticleIDs", H5T_NATIVE_UINT64, n, {&p.id}, base,
-                                file);
-    if (has_link(gd, "Masses")) {
+    if (has_link(gd, "ParticleIDs")) {
+      read_columns<std::uint64_t>(gd, gname, "ParticleIDs", H5T_NATIVE_UINT64, n, {&p.id}, base,
+                                  file);
+    } else {  // a hand-made file (h5py): ids are the particles' places in the loaded set
+      std::iota(p.id.begin() + base, p.id.end(), std::uint64_t{base});
+      if (std::find(out.ids_assigned.begin(), out.ids_assigned.end(), gname) ==
+          out.ids_assigned.end())
+        out.ids_assigned.push_back(gname);
+    }
+    const bool has_masses = has_link(gd, "Masses");
+    if (has_masses) {
       read_columns<double>(gd, gname, "Masses", d, n, {&p.m}, base, file);
       if (mass_table[t] > 0 && std::any_of(p.m.begin() + base, p.m.end(),
                                            [&](double m) { return m != mass_table[t]; })) {
@@ -598,6 +607,11 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
       throw_bad_field(file, "Header/MassTable[" + std::to_string(t) + "]",
                       number_text(mass_table[t]),
                       "the mass of every " + gname + " particle (no Masses dataset): must be > 0");
+    require_valid_rows(
+        p, base, base + n, file,
+        {gname + "/Coordinates", gname + "/Velocities",
+         has_masses ? gname + "/Masses" : "Header/MassTable[" + std::to_string(t) + "]", 0,
+         has_masses ? std::optional<std::size_t>(0) : std::nullopt});
     if (has_link(gd, "Potential"))
       read_columns<double>(gd, gname, "Potential", d, n, {&p.pot}, base, file);
     if (has_link(gd, "Acceleration"))

@@ -50,6 +50,9 @@ struct SnapshotData {
   // Types whose Masses dataset (used) disagrees with a nonzero MassTable entry (Gadget-2's
   // binary reader would have taken the table): "PartType2 (MassTable[2] = 0.5)".
   std::vector<std::string> mass_table_ignored;
+  // Types without a ParticleIDs dataset (a hand-made file), whose ids are their places in the
+  // loaded set (0, 1, ... in file and type order): "PartType1".
+  std::vector<std::string> ids_assigned;
 };
 
 // Writes `p` to `path` atomically (temporary file + rename). Throws std::runtime_error when

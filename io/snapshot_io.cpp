@@ -109,6 +109,12 @@ LoadedSnapshot load_snapshot(const std::string& path) {
         out.note += (out.note.empty() ? "" : "; ") + std::string("masses from the Masses ") +
                     "dataset, which differs from a nonzero MassTable entry: " + types;
       }
+      if (!d.ids_assigned.empty()) {
+        std::string types;
+        for (const auto& t : d.ids_assigned) types += (types.empty() ? "" : ", ") + t;
+        out.note += (out.note.empty() ? "" : "; ") + std::string("no ParticleIDs dataset in ") +
+                    types + ": ids assigned in load order (0, 1, ...)";
+      }
       cosmology_note(d.info.omega0, d.info.time);
       break;
     }

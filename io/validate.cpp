@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -62,6 +63,33 @@ void require_unique_ids(const ParticleSet& p, const std::string& file) {
     throw_bad_field(file, "id", p.id[d->second],
                     "duplicate particle id: particles " + std::to_string(d->first) + " and " +
                         std::to_string(d->second) + " share it");
+}
+
+void require_valid_rows(const ParticleSet& p, std::size_t begin, std::size_t end,
+                        const std::string& file, const FileColumns& columns) {
+  auto fail = [&](std::size_t i, const std::string& field, double v, const char* why) {
+    std::ostringstream s;
+    s << "particle id " << p.id[i] << ": " << why;
+    throw_bad_field(file, field, v, s.str());
+  };
+  auto vector_entry = [&](const std::string& name, std::size_t i, int k) {
+    return name + "[" + std::to_string(columns.row0 + (i - begin)) + ", " + std::to_string(k) + "]";
+  };
+  for (std::size_t i = begin; i < end; ++i) {
+    const double pos[3] = {p.x[i], p.y[i], p.z[i]}, vel[3] = {p.vx[i], p.vy[i], p.vz[i]};
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(pos[k]))
+        fail(i, vector_entry(columns.position, i, k), pos[k], "must be finite");
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(vel[k]))
+        fail(i, vector_entry(columns.velocity, i, k), vel[k], "must be finite");
+    if (!std::isfinite(p.m[i]) || p.m[i] < 0)
+      fail(i,
+           columns.mass_row0
+               ? columns.mass + "[" + std::to_string(*columns.mass_row0 + (i - begin)) + "]"
+               : columns.mass,
+           p.m[i], std::isfinite(p.m[i]) ? "masses must be >= 0" : "must be finite");
+  }
 }
 
 void validate_loaded(const ParticleSet& p, const std::string& file) {

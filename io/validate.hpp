@@ -38,6 +38,21 @@ std::optional<std::pair<std::size_t, std::size_t>> first_shared_id(const Particl
 // Two particles with the same id: throws naming the id and both indices.
 void require_unique_ids(const ParticleSet& p, const std::string& file);
 
+// Where particles [begin, end) of a set came from in a file, for value errors that name the
+// file's own dataset or block (PartType1/Masses, MASS) and row instead of hoshi's field name.
+struct FileColumns {
+  std::string position, velocity, mass;  // "PartType1/Coordinates", ...; "POS", ...
+  std::size_t row0 = 0;                  // the position and velocity row of particle `begin`
+  // The mass row of particle `begin`; nullopt: one value for all (a mass table entry, whose
+  // name is `mass`).
+  std::optional<std::size_t> mass_row0 = 0;
+};
+
+// Finite positions, velocities and masses >= 0 over particles [begin, end): throws
+// "FILE: field PartType1/Coordinates[3, 1]: value nan (particle id 3: must be finite)".
+void require_valid_rows(const ParticleSet& p, std::size_t begin, std::size_t end,
+                        const std::string& file, const FileColumns& columns);
+
 // Finite positions, velocities and masses, masses >= 0, total mass > 0 and unique ids.
 void validate_loaded(const ParticleSet& p, const std::string& file);
 

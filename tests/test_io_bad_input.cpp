@@ -41,6 +41,11 @@ SnapshotInfo henon_info() {
 struct FormatCase {
   SnapshotFormat format;
   const char* name;
+  // The fields a value error names: y of particle 3, vx of particle 5, m of particle 2 (the
+  // dataset or block and row where the format has them; hdf5 gave "field m" before).
+  const char* y3;
+  const char* vx5;
+  const char* m2;
 };
 
 class BadValues : public ::testing::TestWithParam<FormatCase> {
@@ -58,21 +63,22 @@ TEST_P(BadValues, NaNPosition) {
   p.y[3] = std::numeric_limits<double>::quiet_NaN();
   // Standard tipsy has no ids: particles are numbered in file order.
   const auto id = GetParam().format == SnapshotFormat::tipsy ? 3 : p.id[3];
-  expect_error(write(dir, p), {"field y", "nan", "id " + std::to_string(id)});
+  expect_error(write(dir, p),
+               {std::string("field ") + GetParam().y3, "nan", "id " + std::to_string(id)});
 }
 
 TEST_P(BadValues, InfiniteVelocity) {
   ScratchDir dir("bad");
   ParticleSet p = small_set();
   p.vx[5] = std::numeric_limits<double>::infinity();
-  expect_error(write(dir, p), {"field vx", "inf"});
+  expect_error(write(dir, p), {std::string("field ") + GetParam().vx5, "inf"});
 }
 
 TEST_P(BadValues, NegativeMass) {
   ScratchDir dir("bad");
   ParticleSet p = small_set();
   p.m[2] = -0.5;
-  expect_error(write(dir, p), {"field m", "-0.5"});
+  expect_error(write(dir, p), {std::string("field ") + GetParam().m2, "-0.5"});
 }
 
 TEST_P(BadValues, ZeroTotalMass) {
@@ -116,11 +122,14 @@ TEST_P(BadValues, TruncatedFile) {
   EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, BadValues,
-                         ::testing::Values(FormatCase{SnapshotFormat::hdf5, "hdf5"},
-                                           FormatCase{SnapshotFormat::tipsy, "tipsy"},
-                                           FormatCase{SnapshotFormat::gadget, "gadget"}),
-                         [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(
+    Formats, BadValues,
+    ::testing::Values(FormatCase{SnapshotFormat::hdf5, "hdf5", "PartType1/Coordinates[3, 1]",
+                                 "PartType1/Velocities[5, 0]", "PartType1/Masses[2]: "},
+                      FormatCase{SnapshotFormat::tipsy, "tipsy", "y", "vx", "m"},
+                      FormatCase{SnapshotFormat::gadget, "gadget", "POS[3, 1]", "VEL[5, 0]",
+                                 "MASS[2]: "}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 TEST(BadInput, MissingFileAndUnknownFormat) {
   ScratchDir dir("bad");
@@ -252,6 +261,39 @@ TEST(BadHdf5, MissingDataset) {
   H5Ldelete(f, "PartType1/Velocities", H5P_DEFAULT);
   H5Fclose(f);
   expect_error(path, {"PartType1/Velocities", "missing"});
+}
+
+// A file without ParticleIDs (made by hand with h5py) was refused ("PartType1/ParticleIDs:
+// value missing"): its particles get ids in load order, and the note says so.
+TEST(BadHdf5, MissingParticleIdsAreAssignedInLoadOrder) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "PartType1/ParticleIDs", H5P_DEFAULT);
+  H5Fclose(f);
+  const LoadedSnapshot s = load_snapshot(path);
+  ASSERT_EQ(s.particles.size(), small_set().size());
+  for (std::size_t i = 0; i < s.particles.size(); ++i) EXPECT_EQ(s.particles.id[i], i);
+  EXPECT_EQ(s.particles.x, small_set().x);
+  EXPECT_NE(s.note.find("no ParticleIDs dataset in PartType1: ids assigned in load order"),
+            std::string::npos)
+      << s.note;
+}
+
+// An infinite MassTable entry (the mass of every particle of its type) is named as the entry.
+TEST(BadHdf5, InfiniteMassTableIsNamed) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const hid_t a = H5Aopen(h, "MassTable", H5P_DEFAULT);
+  const double table[6] = {0, std::numeric_limits<double>::infinity(), 0, 0, 0, 0};
+  H5Awrite(a, H5T_NATIVE_DOUBLE, table);
+  H5Aclose(a);
+  H5Gclose(h);
+  H5Fclose(f);
+  expect_error(path, {"field Header/MassTable[1]: value inf", "must be finite"});
 }
 
 TEST(BadHdf5, UnequalLengths) {
