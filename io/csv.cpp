@@ -40,20 +40,59 @@ void append_double(std::string& out, double v) {
   out.append(buf, r.ptr);
 }
 
+// The names of a header line: comma-separated, spaces and tabs ignored.
+std::vector<std::string> header_names(std::string_view line) {
+  std::vector<std::string> names(1);
+  for (char c : line)
+    if (c == ',')
+      names.emplace_back();
+    else if (c != ' ' && c != '\t')
+      names.back() += c;
+  return names;
+}
+
+// Column of each of the 8 fields (id, x, y, z, vx, vy, vz, m) in a header's names, -1 where
+// absent; other names are columns that are skipped.
+struct Columns {
+  int of[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  int count = 0;            // columns of a row
+  std::string missing;      // the first of x..m that the header lacks ("" when none)
+  std::string repeated;     // a field that the header names twice
+  bool all_numbers = true;  // every name parses as a number: a data row, not a header
+};
+
+Columns columns_of(std::string_view line) {
+  Columns c;
+  const auto names = header_names(line);
+  c.count = static_cast<int>(names.size());
+  for (int k = 0; k < c.count; ++k) {
+    double v = 0;
+    const auto& n = names[static_cast<std::size_t>(k)];
+    const auto r = std::from_chars(n.data(), n.data() + n.size(), v);
+    if (n.empty() || r.ec != std::errc() || r.ptr != n.data() + n.size()) c.all_numbers = false;
+    for (int f = 0; f < 8; ++f)
+      if (n == kFields[f]) {
+        if (c.of[f] >= 0 && c.repeated.empty()) c.repeated = n;
+        c.of[f] = k;
+      }
+  }
+  for (int f = 1; f < 8 && c.missing.empty(); ++f)
+    if (c.of[f] < 0) c.missing = kFields[f];
+  return c;
+}
+
 // A line before the particles: blank, a comment ("# ..."), the header (plain, or behind "#" as
-// numpy.savetxt(..., header=...) writes it; spaces and tabs ignored), or something else.
-// `prefix`: the header may go on (format detection; read_csv then names what follows).
+// numpy.savetxt(..., header=...) writes it; spaces and tabs ignored; its columns x, y, z, vx,
+// vy, vz, m and optionally id in any order, among others), or something else.
 enum class Lead { blank, comment, header, other };
 
-Lead classify(std::string_view line, bool prefix = false) {
+Lead classify(std::string_view line) {
   line = trim(line);
   if (line.empty()) return Lead::blank;
   const bool hash = line.front() == '#';
   if (hash) line.remove_prefix(1);
-  std::string h;
-  for (char c : line)
-    if (c != ' ' && c != '\t') h += c;
-  if (h == kHeader || (prefix && h.compare(0, kHeader.size(), kHeader) == 0)) return Lead::header;
+  const Columns c = columns_of(line);
+  if (c.missing.empty() && c.repeated.empty()) return Lead::header;
   return hash ? Lead::comment : Lead::other;
 }
 
@@ -66,7 +105,7 @@ bool looks_like_csv(const unsigned char* data, std::size_t size) {
   if (text.substr(0, kBom.size()) == kBom) text.remove_prefix(kBom.size());
   while (!text.empty()) {
     const auto eol = text.find('\n');
-    switch (classify(text.substr(0, eol), true)) {
+    switch (classify(text.substr(0, eol))) {
       case Lead::header:
         return true;
       case Lead::other:
@@ -104,33 +143,49 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
       case Lead::comment:
         comments = true;
         break;
-      case Lead::other:
+      case Lead::other: {
+        const Columns c = columns_of(trim(line));
+        const std::string text(trim(line).substr(0, 60));
+        if (c.all_numbers)
+          fail(path, lineno,
+               "no header line before the data ('" + text +
+                   "'): the first line names the columns, e.g. " + std::string(kHeader));
         fail(path, lineno,
-             "header is '" + std::string(trim(line)) + "', expected '" + std::string(kHeader) +
-                 "' (blank and # lines may come before it)");
+             "header is '" + text + "': " +
+                 (c.repeated.empty() ? "no column " + c.missing
+                                     : "column " + c.repeated + " named twice") +
+                 " (the columns x,y,z,vx,vy,vz,m in any order, id optional, others skipped; "
+                 "blank and # lines may come before it)");
+      }
       default:
         break;
     }
   }
+  const Columns columns = columns_of(trim(line).front() == '#' ? trim(line).substr(1) : trim(line));
+  const int ncol = columns.count;
   ParticleSet p;
   std::vector<std::size_t> line_of;  // each particle's line, for the duplicate-id error
   while (std::getline(in, line)) {
     ++lineno;
     if (trim(line).empty() || trim(line).front() == '#') continue;  // blank, or a comment
     std::string_view rest(line);
-    std::string_view f[8];
+    std::string_view f[8];  // the fields id, x, ..., m of this row, in that order
     int nf = 0;
     while (true) {
       const auto comma = rest.find(',');
-      if (nf < 8) f[nf] = trim(rest.substr(0, comma));
+      for (int k = 0; k < 8; ++k)
+        if (columns.of[k] == nf) f[k] = trim(rest.substr(0, comma));
       ++nf;
       if (comma == std::string_view::npos) break;
       rest.remove_prefix(comma + 1);
     }
-    if (nf != 8)
-      fail(path, lineno, "expected 8 fields (id,x,y,z,vx,vy,vz,m), found " + std::to_string(nf));
-    std::uint64_t id = 0;
-    {
+    if (nf != ncol)
+      fail(path, lineno,
+           "expected " + std::to_string(ncol) + " fields (the header's columns), found " +
+               std::to_string(nf));
+    // Without an id column, particles are numbered in file order.
+    std::uint64_t id = p.size();
+    if (columns.of[0] >= 0) {
       const char* const end = f[0].data() + f[0].size();
       auto r = std::from_chars(f[0].data(), end, id);
       if (r.ec == std::errc::result_out_of_range)

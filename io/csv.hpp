@@ -1,4 +1,5 @@
-// CSV particle files: header `id,x,y,z,vx,vy,vz,m`, one particle per line.
+// CSV particle files: a header naming the columns (hoshi writes `id,x,y,z,vx,vy,vz,m`), one
+// particle per line.
 #pragma once
 
 #include <cstddef>
@@ -11,9 +12,11 @@ namespace hoshi::io {
 
 // Reads a particle CSV. Blank lines and lines starting with "#" are skipped anywhere; the header
 // may follow a "#" (numpy.savetxt(..., header="id,x,y,z,vx,vy,vz,m", delimiter=",") writes it
-// so) and a UTF-8 byte order mark. Throws std::invalid_argument "FILE:LINE: field F: value V (why)"
-// for a wrong header, a wrong number of fields, a malformed or non-finite number, a negative mass,
-// duplicate ids, or zero total mass.
+// so) and a UTF-8 byte order mark. The header names the columns x, y, z, vx, vy, vz, m in any
+// order, an optional id (without it, particles are numbered 0, 1, ... in file order) and
+// others, which are skipped. Throws std::invalid_argument "FILE:LINE: field F: value V (why)"
+// for a missing header or column, a wrong number of fields, a malformed or non-finite number,
+// a negative mass, duplicate ids, or zero total mass.
 ParticleSet read_csv(const std::string& path);
 // The same from a stream (`path` names it in the messages): what read_csv parses, and the fuzz
 // target's entry point.

@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1112,7 +1114,12 @@ TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
   // that is empty but for a BOM or newlines, ids that are not whole numbers up to 2^53.
   const std::string bad = dir.file("bad.csv");
   for (const auto& [content, message] : std::vector<std::pair<std::string, std::string>>{
-           {"# a comment\nid,x,y,z,vx,vy,vz\n0,1,2,3,0,0,0\n", ":2: header is 'id,x,y,z,vx,vy,vz'"},
+           {"# a comment\nid,x,y,z,vx,vy,vz\n0,1,2,3,0,0,0\n",
+            ":2: header is 'id,x,y,z,vx,vy,vz': no column m"},
+           {"id,x,y,z,vx,vy,vz,m,x\n0,1,2,3,0,0,0,1,1\n",
+            ":1: header is 'id,x,y,z,vx,vy,vz,m,x': column x named twice"},
+           // A file without its header said "header is '0,1,...'": it is data.
+           {"0,1,2,3,0,0,0,1\n", ":1: no header line before the data ('0,1,2,3,0,0,0,1')"},
            {"# a comment\n\n", ":2: no header id,x,y,z,vx,vy,vz,m (only blank and # lines)"},
            {"\xEF\xBB\xBF", ":1: empty file"},
            {"\n\n", ":1: empty file"},
@@ -1124,6 +1131,57 @@ TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
     EXPECT_NE(error.find(bad + message), std::string::npos)
         << content.substr(0, 20) << ": " << error;
   }
+}
+
+// The header names the columns, in any order: x, y, z, vx, vy, vz, m, an optional id (the
+// particles are numbered in file order without one) and others, skipped (a table with a type
+// or a potential column). They had to be exactly id,x,y,z,vx,vy,vz,m.
+TEST(IoCsv, ColumnsAreFoundByTheirNames) {
+  ScratchDir dir("csv_columns");
+  const ParticleSet p = test::sample_particles(5);
+  auto rows = [&](const std::string& header, auto&& row) {
+    std::string text = header + "\n";
+    for (std::size_t i = 0; i < p.size(); ++i) text += row(i) + "\n";
+    return text;
+  };
+  auto num = [](double v) {
+    std::ostringstream s;
+    s.precision(17);
+    s << v;
+    return s.str();
+  };
+  const std::string reordered = rows("m, x,y,z, id, vx,vy,vz, type", [&](std::size_t i) {
+    return num(p.m[i]) + "," + num(p.x[i]) + "," + num(p.y[i]) + "," + num(p.z[i]) + "," +
+           std::to_string(p.id[i]) + "," + num(p.vx[i]) + "," + num(p.vy[i]) + "," + num(p.vz[i]) +
+           ",1";
+  });
+  const std::string no_ids = rows("# x,y,z,vx,vy,vz,m", [&](std::size_t i) {
+    return num(p.x[i]) + "," + num(p.y[i]) + "," + num(p.z[i]) + "," + num(p.vx[i]) + "," +
+           num(p.vy[i]) + "," + num(p.vz[i]) + "," + num(p.m[i]);
+  });
+  for (const auto& [name, text, ids_kept] :
+       {std::tuple{"reordered.csv", reordered, true}, std::tuple{"no_ids.txt", no_ids, false}}) {
+    const std::string f = dir.file(name);
+    test::write_all(f, text);
+    EXPECT_EQ(detect_snapshot_format(f), SnapshotFormat::csv) << name;
+    const ParticleSet q = read_particles(f);
+    EXPECT_EQ(q.x, p.x) << name;
+    EXPECT_EQ(q.vz, p.vz) << name;
+    EXPECT_EQ(q.m, p.m) << name;
+    for (std::size_t i = 0; i < p.size(); ++i) EXPECT_EQ(q.id[i], ids_kept ? p.id[i] : i) << name;
+  }
+  // A row's field count follows the header's (9 columns here), and errors name hoshi's field.
+  const std::string bad = dir.file("bad.csv");
+  test::write_all(bad, "m,x,y,z,id,vx,vy,vz,type\n-1,0,0,0,0,0,0,0,1\n1,0,0,0\n");
+  EXPECT_NE(test::invalid_argument_message([&] {
+              read_particles(bad);
+            }).find(bad + ":2: field m: value '-1'"),
+            std::string::npos);
+  test::write_all(bad, "m,x,y,z,id,vx,vy,vz,type\n1,0,0,0,0,0,0,0,1\n1,0,0,0\n");
+  EXPECT_NE(test::invalid_argument_message([&] {
+              read_particles(bad);
+            }).find(bad + ":3: expected 9 fields (the header's columns), found 4"),
+            std::string::npos);
 }
 
 }  // namespace
