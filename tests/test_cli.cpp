@@ -25,6 +25,7 @@ namespace {
 struct Result {
   int status;
   std::string err;
+  std::string out;  // stdout
 };
 
 fs::path scratch() {
@@ -38,13 +39,17 @@ fs::path scratch() {
 }
 
 Result hoshi(const std::string& args, const fs::path& dir) {
-  const fs::path err = dir / "stderr.txt";
-  const std::string cmd = std::string(HOSHI_EXE) + " " + args + " >/dev/null 2>" + err.string();
+  const fs::path err = dir / "stderr.txt", out = dir / "stdout.txt";
+  const std::string cmd =
+      std::string(HOSHI_EXE) + " " + args + " >" + out.string() + " 2>" + err.string();
   const int raw = std::system(cmd.c_str());
-  std::ifstream in(err);
-  std::stringstream s;
-  s << in.rdbuf();
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, s.str()};
+  auto text = [](const fs::path& p) {
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, text(err), text(out)};
 }
 
 void write(const fs::path& p, const std::string& text) {
@@ -262,6 +267,37 @@ TEST(Cli, SkippedGasIsReportedAndAnEmptyFileIsAnError) {
   }
   EXPECT_FALSE(fs::exists(d / "g.csv"));
   EXPECT_FALSE(fs::exists(d / "o"));
+}
+
+// render's summary gives the field in kpc for a file in physical (galaxy) units: it said
+// "(code units)" of a galaxy snapshot, whose scale bar was already in kpc.
+TEST(Cli, RenderNamesTheFieldInKpcForGalaxyUnits) {
+  const fs::path d = scratch();
+  hoshi::ParticleSet p;
+  for (int i = 0; i < 4; ++i) p.push_back(i, 0, 0, 0, 0, 0, 1, std::uint64_t(i));
+  for (const char* units : {"galaxy", "henon"}) {
+    hoshi::io::SnapshotInfo info;
+    info.units = hoshi::io::parse_units(units);
+    const std::string snap = (d / (std::string(units) + ".hdf5")).string();
+    hoshi::io::write_hdf5_snapshot(snap, p, info);
+    const Result r = hoshi("render " + snap + " --extent 8 --resolution 16 --out " +
+                               (d / (std::string(units) + ".png")).string(),
+                           d);
+    EXPECT_EQ(r.status, 0) << r.err;
+    const std::string field =
+        units == std::string("galaxy") ? "field 8 kpc," : "field 8 (code units),";
+    EXPECT_NE(r.err.find(field), std::string::npos) << units << ": " << r.err;
+  }
+  // analyze says the units of its rows (it printed numbers alone), above the table and again
+  // where a file's units differ from the one before.
+  const Result a = hoshi("analyze " + (d / "galaxy.hdf5").string() + " " +
+                             (d / "henon.hdf5").string() + " " + (d / "galaxy.hdf5").string(),
+                         d);
+  EXPECT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(a.out.rfind("units: 1 kpc, 1 km/s, 1e+10 Msun; time unit 0.9778", 0), 0u) << a.out;
+  const auto henon = a.out.find("\nunits from henon on: Henon (G = 1)\nhenon ");
+  EXPECT_NE(henon, std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("\nunits from galaxy on: 1 kpc,", henon), std::string::npos) << a.out;
 }
 
 // analyze's time column is the file's time for every format that records one (it read only
@@ -1135,7 +1171,7 @@ TEST(Cli, AFailedWriteExitsOneAndKeepsTheEarlierFile) {
     const int raw = std::system(cmd.c_str());
     std::stringstream s;
     s << std::ifstream(err).rdbuf();
-    return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, s.str()};
+    return Result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, s.str(), ""};
   };
   // accuracy: its --errors (~180 KB) fails; the small --csv table must not replace the old one
   // (it did, and alone on a full disk it came out empty with status 0).

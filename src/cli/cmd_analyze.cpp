@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -21,10 +22,24 @@
 #include "io/atomic_file.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/units.hpp"
 
 namespace hoshi::cli {
 
 namespace {
+// A snapshot's units for analyze's table: "1 kpc, 1 km/s, 1e+10 Msun; time unit 0.9778 Gyr".
+std::string units_text(const io::LoadedSnapshot& s) {
+  if (!s.units_known) return "the file's own (it records none)";
+  if (!s.units.physical) return "Henon (G = 1)";
+  const auto g4 = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", v);
+    return std::string(b);
+  };
+  return g4(s.units.length_cm / io::kKpcInCm) + " kpc, " + g4(s.units.velocity_cm_s / 1e5) +
+         " km/s, " + g4(s.units.mass_g / io::kSolarMassInG) + " Msun; time unit " +
+         g4(s.units.time_s() / io::kGyrInS) + " Gyr";
+}
 
 // The profile files' base name of each snapshot: its stem (run/snapshot_010.hdf5:
 // snapshot_010), and where two snapshots share a stem, as many of their parent directories as
@@ -276,6 +291,7 @@ int cmd_analyze(int argc, char** argv) {
   // The table's header with its first row: a first snapshot that cannot be read is one error
   // line, not a header followed by it.
   bool header_printed = false;
+  std::string units_said;  // the units line last printed above the rows
   std::vector<RadialProfile> radial;
   std::vector<DiskProfile> disk;
   // Without --profiles a file may be given twice (two rows); its rows then share a name.
@@ -358,6 +374,13 @@ int cmd_analyze(int argc, char** argv) {
           << "," << lr[2] << "," << ld[1] << "," << ld[2] << "," << ld[3] << ",";
     if (bound) table << mb;
     table << "\n";
+    // The rows' units, as the file records them: above the table, and again above a row
+    // whose file has others (the table gave numbers without units).
+    if (const std::string u = units_text(s); u != units_said) {
+      std::cout << (header_printed ? "units from " + names[file] + " on: " : "units: ") << u
+                << "\n";
+      units_said = u;
+    }
     if (!header_printed) {
       std::cout << std::left << std::setw(name_width) << "snapshot" << std::setw(10) << "time"
                 << std::setw(10) << "n" << std::setw(12) << "mass" << std::setw(12) << "r10"

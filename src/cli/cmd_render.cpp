@@ -8,6 +8,7 @@
 #include "core/number_text.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/units.hpp"
 
 namespace hoshi::cli {
 
@@ -57,8 +58,11 @@ int cmd_render(int argc, char** argv) {
   ro.units = s.units;
   if (!(ro.extent > 0)) ro.extent = io::auto_extent(s.particles, ro.axis);
   io::write_png(out, io::render_surface_density(s.particles, ro));
-  std::cerr << "hoshi render: " << s.particles.size() << " particles, field " << ro.extent
-            << " (code units), " << ro.resolution << "x" << ro.resolution << " -> " << out << "\n";
+  // In kpc where the file's units are physical (galaxy units: it said "(code units)").
+  std::cerr << "hoshi render: " << s.particles.size() << " particles, field "
+            << (ro.units.physical ? ro.extent * ro.units.length_cm / io::kKpcInCm : ro.extent)
+            << (ro.units.physical ? " kpc, " : " (code units), ") << ro.resolution << "x"
+            << ro.resolution << " -> " << out << "\n";
   return 0;
 }
 
