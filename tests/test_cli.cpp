@@ -135,6 +135,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic disk --model-param disk_Rmax=1e-6", "invalid disk_Rmax"},
       {"ic --ic disk --model-param disk_z0=100", "model disk: invalid disk_z0 100"},
       {"ic --ic hernquist --model-param mass_cut=1e-7", "model hernquist: invalid model parameter"},
+      {"run --ic hernquist --model-param mass_cut=2",
+       "model hernquist: invalid model parameter mass_cut: value 2 (need 1e-6 <= mass_cut <= 1)"},
       {"ic --ic disk-nfw --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},
       // Keys of another model (the Hernquist halo has no cutoff: halo_r_cut was ignored).
       {"ic --ic disk --model-param halo_r_cut=3",

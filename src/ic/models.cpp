@@ -182,8 +182,9 @@ Resolved resolve(const ModelSpec& spec, const ModelParams& given, const std::str
                                   to_string(value) +
                                   " (magnitudes from 1e-30 to 1e30; rescale the units instead)");
     // Below a millionth of the mass the analytic Hernquist DF's velocity rejection stalls
-    // (1e-30 ran for minutes); no use needs it.
-    if (d && key == "mass_cut" && *d < 1e-6)
+    // (1e-30 ran for minutes); no use needs it. Above 1 it is no fraction (the sampler's own
+    // check refused it without naming the model).
+    if (d && key == "mass_cut" && !(*d >= 1e-6 && *d <= 1))
       throw std::invalid_argument("invalid model parameter " + prefix + key + ": value " +
                                   to_string(value) + " (need 1e-6 <= mass_cut <= 1)");
     if (text)
@@ -276,8 +277,26 @@ std::string to_string(const ModelValue& v) {
   return number_text(std::get<double>(v));
 }
 
-std::vector<std::pair<std::string, ModelValue>> effective_model_params(const std::string& name,
-                                                                       const ModelParams& params) {
+namespace {
+// Runs f; an std::invalid_argument from it names the model unless it already does: a value the
+// model refuses ("invalid disk_z0 0.2 (must be <= disk_Rd)") did not; unknown names and keys
+// already do.
+template <class F>
+auto naming_model(const std::string& name, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    const std::string msg = e.what();
+    if (msg.find("for model ") != std::string::npos || msg.rfind("model ", 0) == 0 ||
+        msg.rfind("merger primary", 0) == 0 || msg.rfind("merger secondary", 0) == 0 ||
+        msg.rfind("invalid -n", 0) == 0)
+      throw;
+    throw std::invalid_argument("model " + name + ": " + msg);
+  }
+}
+
+std::vector<std::pair<std::string, ModelValue>> effective_params(const std::string& name,
+                                                                 const ModelParams& params) {
   const ModelSpec& spec = find_spec(name);
   const Resolved r = resolve(spec, params);
   std::vector<std::pair<std::string, ModelValue>> out;
@@ -291,6 +310,13 @@ std::vector<std::pair<std::string, ModelValue>> effective_model_params(const std
                        k.text ? ModelValue(r2.text.at(k.name)) : ModelValue(r2.num.at(k.name)));
   }
   return out;
+}
+}  // namespace
+
+std::vector<std::pair<std::string, ModelValue>> effective_model_params(const std::string& name,
+                                                                       const ModelParams& params) {
+  // hoshi run resolves them first (for /Parameters): its errors named no model.
+  return naming_model(name, [&] { return effective_params(name, params); });
 }
 
 std::vector<std::string> model_names() {
@@ -359,18 +385,7 @@ ParticleSet build_model(const std::string& name, std::size_t n, std::uint64_t se
 ParticleSet make_model(const std::string& name, std::size_t n, std::uint64_t seed,
                        const ModelParams& params,
                        const std::function<void(const std::string&)>& warn) {
-  try {
-    return build_model(name, n, seed, params, warn);
-  } catch (const std::invalid_argument& e) {
-    // A value the model refuses names the model too ("invalid disk_z0 0.2 (must be <=
-    // disk_Rd)" did not); unknown names and keys already do.
-    const std::string msg = e.what();
-    if (msg.find("for model ") != std::string::npos || msg.rfind("model ", 0) == 0 ||
-        msg.rfind("merger primary", 0) == 0 || msg.rfind("merger secondary", 0) == 0 ||
-        msg.rfind("invalid -n", 0) == 0)
-      throw;
-    throw std::invalid_argument("model " + name + ": " + msg);
-  }
+  return naming_model(name, [&] { return build_model(name, n, seed, params, warn); });
 }
 
 }  // namespace hoshi
