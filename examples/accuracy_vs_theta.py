@@ -20,6 +20,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 COLUMNS = ["criterion", "order", "walk", "theta", "err_p50", "err_p90", "err_p99", "err_p999",
            "err_max", "pot_err_p50", "pot_err_p99", "pp_per_particle", "pc_per_particle",
@@ -63,26 +64,33 @@ def main():
     for k, (name, rows) in enumerate(sorted(series.items())):
         c = colours[k % len(colours)]
         th = [r["theta"] for r in rows]
-        for col, style, label in (("err_p50", "-", "p50"), ("err_p99", "--", "p99"),
-                                  ("err_max", ":", "max")):
+        for col, style in (("err_p50", "-"), ("err_p99", "--"), ("err_max", ":")):
             ax_err.plot(th, [r[col] for r in rows], style, color=c, marker="o", ms=3,
-                        label=f"{name} {label}")
+                        label=name if col == "err_p50" else None)
         ax_cost.plot(th, [r["pp_per_particle"] + r["pc_per_particle"] for r in rows], "-",
-                     color=c, marker="o", ms=3, label=name)
+                     color=c, marker="o", ms=3)
         ax_time.plot(th, [r["seconds"] for r in rows], "--", color=c, marker="x", ms=4)
     ax_err.set_xlabel("theta")
     ax_err.set_ylabel("relative acceleration error")
     ax_err.set_yscale("log")
     ax_err.grid(True, which="both", alpha=0.3)
-    ax_err.legend(fontsize=6, ncol=2)
+    # The line styles in the panel, the settings (one colour each) below both panels: a legend
+    # of every setting x percentile inside the panel covered the data of a large study.
+    ax_err.legend(handles=[Line2D([], [], color="k", ls=ls, label=lb)
+                           for ls, lb in (("-", "p50"), ("--", "p99"), (":", "max"))],
+                  fontsize=7, loc="upper left")
     ax_cost.set_xlabel("theta")
     ax_cost.set_ylabel("interactions per particle (solid)")
     ax_cost.set_yscale("log")
-    ax_time.set_ylabel("seconds, one force evaluation (dashed; hoshi bench times repeats)")
+    ax_time.set_ylabel("seconds per force evaluation (dashed)")
     ax_cost.grid(True, which="both", alpha=0.3)
-    ax_cost.legend(fontsize=7)
+    handles, labels = ax_err.get_legend_handles_labels()
+    ncol = min(4, max(1, len(series)))
+    rows = -(-len(series) // ncol)
+    fig.legend([h for h, l in zip(handles, labels) if l in series], [l for l in labels if l in series],
+               loc="lower center", ncol=ncol, fontsize=7, frameon=False)
     fig.suptitle(f"hoshi accuracy: {a.csv}")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, min(0.4, 0.035 * rows + 0.02), 1, 1))
     fig.savefig(a.out, dpi=120)
     print(f"wrote {a.out}")
 
