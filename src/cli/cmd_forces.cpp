@@ -21,10 +21,11 @@ int cmd_forces(int argc, char** argv) {
                      "criterion takes |a_old| from the file's accelerations when it has them, "
                      "else from a barnes94 pass.");
   o.positional_help("INPUT --out FILE.csv");
-  o.add_options()("input", "particle file: HDF5, tipsy, Gadget binary or CSV (id,x,y,z,vx,vy,vz,m)",
-                  cxxopts::value<std::string>())(
-      "out", "output CSV file", cxxopts::value<std::string>())("overwrite",
-                                                               "replace an existing output file");
+  o.add_options()(
+      "input",
+      "particle file: HDF5, tipsy, Gadget binary or CSV (header id,x,y,z,vx,vy,vz,m, any order)",
+      cxxopts::value<std::string>())("out", "output CSV file", cxxopts::value<std::string>())(
+      "overwrite", "replace an existing output file");
   add_solver_options(o);
   add_threads_option(o);
   o.parse_positional({"input"});
