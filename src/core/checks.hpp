@@ -11,7 +11,8 @@
 
 namespace hoshi {
 
-// Two distinct particles (indices i < j) at exactly the same position, if any. O(N log N).
+// Two distinct particles (indices i < j) at exactly the same position, if any: of all such
+// positions the smallest in (x, y, z) order, with its two smallest indices. O(N log N), parallel.
 std::optional<std::pair<std::size_t, std::size_t>> find_coincident_pair(const ParticleSet& p);
 
 // With zero softening two distinct particles at one point have an infinite force: throws
