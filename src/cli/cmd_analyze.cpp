@@ -145,7 +145,8 @@ int cmd_analyze(int argc, char** argv) {
       "of particle snapshots. The time column is the time the file records (HDF5 /Header Time, "
       "Gadget header, tipsy header in its G = 1 units), 0 for CSV files. vcirc and the bound "
       "mass use the snapshot's G (the run's, as hoshi records it, else its unit system's; "
-      "tipsy, Gadget binary and CSV: 1) unless -G is given.");
+      "tipsy, Gadget binary and CSV: 1) unless -G is given. The table is in the file's units, "
+      "named on the line above it.");
   o.positional_help("SNAPSHOT...");
   o.add_options()("snapshots", "particle files", cxxopts::value<std::vector<std::string>>())(
       "csv", "write one row per snapshot to this CSV file", cxxopts::value<std::string>())(
