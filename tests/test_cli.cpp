@@ -135,6 +135,14 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"ic --ic disk --model-param disk_Rmax=1e-6", "invalid disk_Rmax"},
       {"ic --ic disk --model-param disk_z0=100", "model disk: invalid disk_z0 100"},
       {"ic --ic hernquist --model-param mass_cut=1e-7", "model hernquist: invalid model parameter"},
+      // The apocentre is named, and the way to a circular orbit (the rule alone was a riddle
+      // for eccentricity=0 with the default r_start).
+      {"ic --ic merger -n 100 --model-param eccentricity=0",
+       "model merger: invalid r_start 4 (must be <= the apocentre 0.4 of the bound orbit of "
+       "eccentricity 0 and r_peri 0.4: r_peri (1 + e) / (1 - e); a circular orbit starts at "
+       "r_start = r_peri)"},
+      {"ic --ic merger -n 100 --model-param eccentricity=0.5,r_start=10",
+       "must be <= the apocentre 1.2 of"},
       {"run --ic hernquist --model-param mass_cut=2",
        "model hernquist: invalid model parameter mass_cut: value 2 (need 1e-6 <= mass_cut <= 1)"},
       {"ic --ic disk-nfw --model-param halo_r_cut=-5", "invalid halo_r_cut -5"},

@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
@@ -401,8 +402,17 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
   const double e = mp.eccentricity, q = mp.mass_ratio;
   if (e < 1) {
     const double r_apo = mp.r_peri * (1 + e) / (1 - e);
-    require(mp.r_start <= r_apo * (1 + 1e-12), "r_start", mp.r_start,
-            "must be <= the apocentre of a bound orbit");
+    // The apocentre's value and the way to it (a circular orbit starts at r_peri): the rule
+    // alone left eccentricity=0 with the default r_start a riddle.
+    if (!(mp.r_start <= r_apo * (1 + 1e-12))) {
+      char apo[32];
+      std::snprintf(apo, sizeof apo, "%.6g", r_apo);
+      throw std::invalid_argument(
+          "invalid r_start " + number_text(mp.r_start) + " (must be <= the apocentre " + apo +
+          " of the bound orbit of eccentricity " + number_text(e) + " and r_peri " +
+          number_text(mp.r_peri) + ": r_peri (1 + e) / (1 - e)" +
+          (e == 0 ? "; a circular orbit starts at r_start = r_peri)" : ")"));
+    }
   }
   if (n < 2)
     throw std::invalid_argument("invalid -n " + std::to_string(n) + " (a merger needs >= 2)");
