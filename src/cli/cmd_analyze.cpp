@@ -385,13 +385,13 @@ int cmd_analyze(int argc, char** argv) {
     if (!header_printed) {
       std::cout << std::left << std::setw(name_width) << "snapshot" << std::setw(10) << "time"
                 << std::setw(10) << "n" << std::setw(12) << "mass" << std::setw(12) << "r10"
-                << std::setw(12) << "r50" << std::setw(12) << "r90" << (bound ? "bound_mass" : "")
-                << "\n";
+                << std::setw(12) << "r50" << std::setw(bound ? 12 : 0) << "r90"
+                << (bound ? "bound_mass" : "") << "\n";  // no trailing blanks
       header_printed = true;
     }
     std::cout << std::left << std::setw(name_width) << names[file] << std::setw(10) << t
               << std::setw(10) << p.size() << std::setw(12) << mass << std::setw(12) << lr[0]
-              << std::setw(12) << lr[1] << std::setw(12) << lr[2];
+              << std::setw(12) << lr[1] << std::setw(bound ? 12 : 0) << lr[2];
     if (bound) std::cout << mb;
     std::cout << "\n";
     if (!prof_dir.empty()) {

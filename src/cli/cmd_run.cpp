@@ -76,7 +76,9 @@ class SignalGuard {
 void add_run_options(cxxopts::Options& o) {
   o.add_options("run")("t-end", "simulated end time",
                        cxxopts::value<std::string>()->default_value("10"))(
-      "dt", "fixed time step (not with --eta > 0, which sets every step)",
+      "dt",
+      "fixed time step (not with --eta > 0, which sets every step; a last step that would pass "
+      "--t-end is shortened to end there)",
       cxxopts::value<std::string>()->default_value("0.0078125"))(
       "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic)",
       cxxopts::value<std::string>()->default_value("0"))(

@@ -48,8 +48,10 @@ void print_help(std::ostream& out) {
       << "usage: hoshi COMMAND [OPTIONS]\n\ncommands:\n";
   for (const auto& c : kCommands)
     out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
-  out << "\n'hoshi COMMAND --help' (or 'hoshi help COMMAND') describes a command's options.\n"
-      << "  --version  print the version, SIMD path and CUDA devices\n";
+  out << "\noptions:\n"
+      << "  --help     print this help\n"
+      << "  --version  print the version, SIMD path and CUDA devices\n"
+      << "\n'hoshi COMMAND --help' (or 'hoshi help COMMAND') describes a command's options.\n";
 }
 
 void print_version() {
