@@ -254,12 +254,30 @@ std::string hdf5_file(const ScratchDir& dir) {
   return path;
 }
 
-TEST(BadHdf5, MissingDataset) {
-  ScratchDir dir("bad");
+// hdf5_file without the dataset `name` ("PartType1/Masses").
+std::string hdf5_file_without(const ScratchDir& dir, const char* name) {
   const std::string path = hdf5_file(dir);
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  H5Ldelete(f, "PartType1/Velocities", H5P_DEFAULT);
+  H5Ldelete(f, name, H5P_DEFAULT);
   H5Fclose(f);
+  return path;
+}
+
+// Sets the file's Header/MassTable to {0, entry1, 0, 0, 0, 0}.
+void set_mass_table(const std::string& path, double entry1) {
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const hid_t a = H5Aopen(h, "MassTable", H5P_DEFAULT);
+  const double table[6] = {0, entry1, 0, 0, 0, 0};
+  H5Awrite(a, H5T_NATIVE_DOUBLE, table);
+  H5Aclose(a);
+  H5Gclose(h);
+  H5Fclose(f);
+}
+
+TEST(BadHdf5, MissingDataset) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file_without(dir, "PartType1/Velocities");
   expect_error(path, {"PartType1/Velocities", "missing"});
 }
 
@@ -267,10 +285,7 @@ TEST(BadHdf5, MissingDataset) {
 // value missing"): its particles get ids in load order, and the note says so.
 TEST(BadHdf5, MissingParticleIdsAreAssignedInLoadOrder) {
   ScratchDir dir("bad");
-  const std::string path = hdf5_file(dir);
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  H5Ldelete(f, "PartType1/ParticleIDs", H5P_DEFAULT);
-  H5Fclose(f);
+  const std::string path = hdf5_file_without(dir, "PartType1/ParticleIDs");
   const LoadedSnapshot s = load_snapshot(path);
   ASSERT_EQ(s.particles.size(), small_set().size());
   for (std::size_t i = 0; i < s.particles.size(); ++i) EXPECT_EQ(s.particles.id[i], i);
@@ -283,16 +298,8 @@ TEST(BadHdf5, MissingParticleIdsAreAssignedInLoadOrder) {
 // An infinite MassTable entry (the mass of every particle of its type) is named as the entry.
 TEST(BadHdf5, InfiniteMassTableIsNamed) {
   ScratchDir dir("bad");
-  const std::string path = hdf5_file(dir);
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
-  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
-  const hid_t a = H5Aopen(h, "MassTable", H5P_DEFAULT);
-  const double table[6] = {0, std::numeric_limits<double>::infinity(), 0, 0, 0, 0};
-  H5Awrite(a, H5T_NATIVE_DOUBLE, table);
-  H5Aclose(a);
-  H5Gclose(h);
-  H5Fclose(f);
+  const std::string path = hdf5_file_without(dir, "PartType1/Masses");
+  set_mass_table(path, std::numeric_limits<double>::infinity());
   expect_error(path, {"field Header/MassTable[1]: value inf", "must be finite"});
 }
 
@@ -319,24 +326,13 @@ TEST(BadHdf5, NegativeOrNanMassTableIsNamedWithItsValue) {
   for (const auto& [bad, text] : {std::pair{-1e-9, "value -1e-09"}, std::pair{-2.5, "value -2.5"},
                                   std::pair{std::nan(""), "value nan"}}) {
     ScratchDir dir("bad");
-    const std::string path = hdf5_file(dir);
-    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-    H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
-    const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
-    const hid_t a = H5Aopen(h, "MassTable", H5P_DEFAULT);
-    const double table[6] = {0, bad, 0, 0, 0, 0};
-    H5Awrite(a, H5T_NATIVE_DOUBLE, table);
-    H5Aclose(a);
-    H5Gclose(h);
-    H5Fclose(f);
+    const std::string path = hdf5_file_without(dir, "PartType1/Masses");
+    set_mass_table(path, bad);
     expect_error(path, {"Header/MassTable[1]", text, "no Masses dataset"});
   }
   // A zero entry without Masses is a missing mass, as before.
   ScratchDir dir("bad");
-  const std::string path = hdf5_file(dir);
-  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
-  H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
-  H5Fclose(f);
+  const std::string path = hdf5_file_without(dir, "PartType1/Masses");
   expect_error(path, {"PartType1/Masses", "missing", "MassTable[1] = 0"});
 }
 
