@@ -18,7 +18,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHOSHI_CUDA=OFF 
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 tests=(test_group_kernels test_octree test_multipole test_local_expansion test_morton
   test_walk_warp test_direct test_stepper_host_build test_integrator test_ic test_analysis
-  test_io_formats test_io_bad_input test_tree_forces test_solver_scaling)
+  test_io_formats test_io_bad_input test_tree_forces test_solver_scaling test_checks)
 # The build's output goes to a log, shown if the build fails (GCC 12 warns about std::regex's
 # internals under ASan, -Wmaybe-uninitialized, which is not ours).
 if ! make -C "$build" -j"$(nproc)" hoshi "${tests[@]}" >"$build/make.log" 2>&1; then
