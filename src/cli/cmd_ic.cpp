@@ -80,9 +80,10 @@ int cmd_ic(int argc, char** argv) {
       "without units is declared to be in it (default: henon for a model, a file's own)",
       cxxopts::value<std::string>())(
       "G",
-      "gravitational constant (a model: the unit system's unless given, with its velocities "
-      "scaled to it as hoshi run does; a file that records no G: declares it)",
-      cxxopts::value<std::string>());
+      "gravitational constant (auto: a model's is the unit system's, a file's the one it "
+      "records; given, a model's velocities are scaled to it as hoshi run does, and a file "
+      "that records no G is declared to have it)",
+      cxxopts::value<std::string>()->default_value("auto"));
   add_write_options(o);
   add_ic_options(o);
   auto r = parse_options(o, argc, argv);
