@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -143,24 +144,53 @@ TEST(StepperHostBuild, CoincidenceCheckOnSortedArraysNamesTheIds) {
   std::vector<std::uint32_t> order;
   std::vector<double> x, y, z;
 
-  ParticleSet clean = make_plummer(3000, 52);
-  sorted(clean, keys, order, x, y, z);
-  EXPECT_NO_THROW(require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(),
-                                        clean.size(), clean.id.data()));
+  // 3000: one thread's scan; 200000: one chunk per thread, each from the start of a run of
+  // equal keys.
+  for (const std::size_t n : {std::size_t{3000}, std::size_t{200000}}) {
+    ParticleSet clean = make_plummer(n, 52);
+    sorted(clean, keys, order, x, y, z);
+    EXPECT_NO_THROW(require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(),
+                                          clean.size(), clean.id.data()));
 
-  ParticleSet p = make_plummer(3000, 52);
-  p.x[2500] = p.x[17];  // one coincident pair, far apart in the input
-  p.y[2500] = p.y[17];
-  p.z[2500] = p.z[17];
-  sorted(p, keys, order, x, y, z);
+    ParticleSet p = make_plummer(n, 52);
+    const std::size_t far = n - n / 6;  // one coincident pair, far apart in the input
+    p.x[far] = p.x[17];
+    p.y[far] = p.y[17];
+    p.z[far] = p.z[17];
+    sorted(p, keys, order, x, y, z);
+    try {
+      require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(), p.size(),
+                            p.id.data());
+      ADD_FAILURE() << "a coincident pair passed the check, n = " << n;
+    } catch (const std::invalid_argument& e) {
+      const std::string expected = "particles with ids " + std::to_string(p.id[17]) + " and " +
+                                   std::to_string(p.id[far]) + " are at the same position";
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+
+  // A crowd of 80 at one point (a run of equal keys longer than 32, sorted by position), in
+  // the middle of the set where the chunks of two threads meet: two of its ids are named.
+  ParticleSet crowd = make_plummer(200000, 53);
+  for (std::size_t i = 0; i < 80; ++i) {
+    crowd.x[i] = crowd.x[100000];
+    crowd.y[i] = crowd.y[100000];
+    crowd.z[i] = crowd.z[100000];
+  }
+  sorted(crowd, keys, order, x, y, z);
   try {
-    require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(), p.size(),
-                          p.id.data());
-    FAIL() << "a coincident pair passed the check";
+    require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(), crowd.size(),
+                          crowd.id.data());
+    ADD_FAILURE() << "a crowd of coincident particles passed the check";
   } catch (const std::invalid_argument& e) {
-    const std::string expected = "particles with ids " + std::to_string(p.id[17]) + " and " +
-                                 std::to_string(p.id[2500]) + " are at the same position";
-    EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    unsigned long long a = 0, b = 0;
+    ASSERT_EQ(std::sscanf(e.what(), "particles with ids %llu and %llu", &a, &b), 2) << e.what();
+    const auto in_crowd = [&](unsigned long long id) {
+      for (std::size_t i = 0; i < 80; ++i)
+        if (crowd.id[i] == id) return true;
+      return crowd.id[100000] == id;
+    };
+    EXPECT_TRUE(in_crowd(a) && in_crowd(b) && a < b) << e.what();
   }
 }
 

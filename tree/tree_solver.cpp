@@ -4,10 +4,15 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "tree/tree_walk.hpp"
 
@@ -82,26 +87,49 @@ void require_no_coincident(const std::uint64_t* keys, const Index* index, const 
   auto same = [&](std::size_t a, std::size_t b) {
     return x[a] == x[b] && y[a] == y[b] && z[a] == z[b];
   };
-  for (std::size_t b = 0; b < n;) {
-    std::size_t e = b + 1;
-    while (e < n && keys[e] == keys[b]) ++e;
-    if (e - b > 1) {  // a run of equal keys: compare positions
-      if (e - b <= 32) {
-        for (std::size_t i = b; i < e; ++i)
-          for (std::size_t j = i + 1; j < e; ++j)
-            if (same(i, j)) fail(i, j);
-      } else {
-        std::vector<std::size_t> r(e - b);
-        std::iota(r.begin(), r.end(), b);
-        std::sort(r.begin(), r.end(), [&](std::size_t i, std::size_t j) {
-          return std::tie(x[i], y[i], z[i]) < std::tie(x[j], y[j], z[j]);
-        });
-        for (std::size_t k = 1; k < r.size(); ++k)
-          if (same(r[k - 1], r[k])) fail(r[k - 1], r[k]);
+  using Pair = std::pair<std::size_t, std::size_t>;
+  // The first coincident pair of the runs of equal keys that start in [b0, e0), in scan order.
+  auto scan = [&](std::size_t b0, std::size_t e0) -> std::optional<Pair> {
+    for (std::size_t b = b0; b < e0;) {
+      std::size_t e = b + 1;
+      while (e < n && keys[e] == keys[b]) ++e;
+      if (e - b > 1) {  // a run of equal keys: compare positions
+        if (e - b <= 32) {
+          for (std::size_t i = b; i < e; ++i)
+            for (std::size_t j = i + 1; j < e; ++j)
+              if (same(i, j)) return Pair(i, j);
+        } else {
+          std::vector<std::size_t> r(e - b);
+          std::iota(r.begin(), r.end(), b);
+          std::sort(r.begin(), r.end(), [&](std::size_t i, std::size_t j) {
+            return std::tie(x[i], y[i], z[i]) < std::tie(x[j], y[j], z[j]);
+          });
+          for (std::size_t k = 1; k < r.size(); ++k)
+            if (same(r[k - 1], r[k])) return Pair(r[k - 1], r[k]);
+        }
       }
+      b = e;
     }
-    b = e;
+    return std::nullopt;
+  };
+  // One chunk per thread, each starting at the start of a run of equal keys; the pair of the
+  // first chunk that has one is the pair the one-thread scan finds (the same message).
+#ifdef _OPENMP
+  const int chunks = n < 65536 ? 1 : omp_get_max_threads();
+#else
+  const int chunks = 1;
+#endif
+  std::vector<std::size_t> start(chunks + 1, n);
+  for (int c = 0; c < chunks; ++c) {
+    std::size_t s = n * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks);
+    while (s > 0 && s < n && keys[s] == keys[s - 1]) ++s;
+    start[c] = s;
   }
+  std::vector<std::optional<Pair>> found(chunks);
+#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
+  for (int c = 0; c < chunks; ++c) found[c] = scan(start[c], std::max(start[c], start[c + 1]));
+  for (const auto& f : found)
+    if (f) fail(f->first, f->second);
 }
 
 template void require_no_coincident(const std::uint64_t*, const std::uint32_t*, const double*,
