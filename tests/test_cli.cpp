@@ -810,6 +810,38 @@ TEST(Cli, AnOptionTypedTwiceTakesItsLastValue) {
   EXPECT_EQ(hoshi::io::read_particles((d / "b.csv").string()).size(), 20u);
 }
 
+// Option errors cxxopts finds are said in hoshi's words, in one line with plain quotes: an
+// unknown option (with the nearest one when the name is a typo of it), a missing value, a
+// value given to a flag. Nothing is written.
+TEST(Cli, OptionErrorsAreOneLineAndNameTheOption) {
+  const fs::path d = scratch();
+  const std::string o = (d / "o").string(), x = (d / "x.csv").string();
+  const std::pair<std::string, std::string> cases[] = {
+      {"run --thetaa 0.5",
+       "hoshi run: error: unknown option --thetaa; did you mean --theta? "
+       "(see --help)"},
+      {"run --ouput " + o, "unknown option --ouput; did you mean --out?"},
+      {"run --softenin 0.1", "did you mean --softening?"},
+      {"ic -o " + x, "hoshi ic: error: unknown option -o (see --help)"},
+      {"run --zzzzzz 1", "unknown option --zzzzzz (see --help)"},  // nothing near it
+      {"run --dt", "hoshi run: error: option --dt needs a value"},
+      {"ic --out", "option --out needs a value"},
+      {"run --overwrite=x", "option --overwrite: value 'x' is not valid (a flag takes no value"},
+      {"run --seed x", "option --seed: value 'x' is not valid"},
+  };
+  for (const auto& [args, needle] : cases) {
+    const Result r = hoshi(args, d);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("\xE2\x80"), std::string::npos)
+        << args << ": " << r.err;  // no curly quotes
+  }
+  for (const auto& entry : fs::directory_iterator(d))  // the harness's two files only
+    EXPECT_TRUE(entry.path().filename() == "stderr.txt" || entry.path().filename() == "stdout.txt")
+        << entry.path();
+}
+
 // Outputs in a directory that cannot be written are refused before any work (they failed after
 // it, with exit 1). Root writes anywhere: skipped there.
 TEST(Cli, OutputsInAReadOnlyDirectoryAreRefusedBeforeAnyWork) {

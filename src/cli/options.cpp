@@ -10,6 +10,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <sstream>
 #include <tuple>
 
@@ -30,6 +31,69 @@ void check_model_param_list(const std::string& list, const std::string& where) {
     throw std::invalid_argument(where + " " + list + ": " + e.what());
   }
 }
+
+namespace {
+
+// How the user writes an option: -G, --dt.
+std::string dashed(const std::string& name) {
+  return (name.size() == 1 ? "-" : "--") + name;
+}
+
+// The k-th text between cxxopts's quotes (U+2018, U+2019) in one of its messages ("Option
+// \u2018dt\u2019 is missing an argument"); "" when there is none.
+std::string quoted(const std::string& msg, int k) {
+  const std::string open = "\xE2\x80\x98", close = "\xE2\x80\x99";
+  std::size_t at = 0;
+  for (int i = 0;; ++i) {
+    const std::size_t a = msg.find(open, at);
+    if (a == std::string::npos) return "";
+    const std::size_t b = msg.find(close, a + open.size());
+    if (b == std::string::npos) return "";
+    if (i == k) return msg.substr(a + open.size(), b - a - open.size());
+    at = b + close.size();
+  }
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), std::size_t{0});
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The long option nearest to a mistyped name (--ouput: out), if one is within a typo's
+// distance (1 edit up to 4 letters, 2 beyond) and no other is as near; "" otherwise (and for
+// one- and two-letter names, which are near to everything).
+std::string closest_option(const cxxopts::Options& options, const std::string& name) {
+  if (name.size() < 3) return "";
+  const std::size_t limit = name.size() <= 4 ? 1 : 2;
+  std::string best;
+  std::size_t best_d = limit + 1;
+  bool tie = false;
+  for (const std::string& g : options.groups())
+    for (const auto& o : options.group_help(g).options)
+      for (const std::string& l : o.l) {
+        if (l == "input" || l == "snapshot" || l == "snapshots")
+          continue;  // positional slots, not typed as options
+        const std::size_t d = edit_distance(name, l);
+        if (d < best_d) {
+          best = l, best_d = d, tie = false;
+        } else if (d == best_d && l != best) {
+          tie = true;
+        }
+      }
+  return best_d <= limit && !tie ? best : "";
+}
+
+}  // namespace
 
 cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** argv, bool typed) {
   options.add_options("help")("h,help", "print this help");
@@ -63,8 +127,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
     }
     return r;
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
-    // cxxopts names the value but not the option. --seed is the only option it parses itself
-    // (the others are read as text and checked by number()/integer()): name it. Matching the
+    // cxxopts names the value but not the option. --seed and the flags are the only options
+    // it parses itself (the others are read as text and checked by number()/integer()): name
+    // them. Matching the
     // value text against every argument blamed --t-end 0.5 for --seed 0.5.
     const std::string msg = e.what();
     for (int i = argc - 1; i >= 1; --i) {
@@ -76,18 +141,37 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
       throw std::invalid_argument("option --seed: value '" + value +
                                   "' is not valid (expected a whole number from 0 to 2^64 - 1)");
     }
-    throw std::invalid_argument(msg);
+    // A flag given a value that is not true or false (--overwrite=x).
+    const std::string value = quoted(msg, 0);
+    for (int i = argc - 1; i >= 1; --i) {
+      const std::string a = argv[i];
+      const auto eq = a.find('=');
+      if (a.rfind("--", 0) == 0 && eq != std::string::npos && a.substr(eq + 1) == value)
+        throw std::invalid_argument("option " + a.substr(0, eq) + ": value '" + value +
+                                    "' is not valid (a flag takes no value, or true or false)");
+    }
+    throw std::invalid_argument("value '" + value + "' is not valid (see --help)");
+  } catch (const cxxopts::exceptions::no_such_option& e) {
+    const std::string name = quoted(e.what(), 0);
+    const std::string near = closest_option(options, name);
+    throw std::invalid_argument("unknown option " + dashed(name) +
+                                (near.empty() ? "" : "; did you mean " + dashed(near) + "?") +
+                                " (see --help)");
+  } catch (const cxxopts::exceptions::missing_argument& e) {
+    throw std::invalid_argument("option " + dashed(quoted(e.what(), 0)) + " needs a value");
+  } catch (const cxxopts::exceptions::option_requires_argument& e) {
+    throw std::invalid_argument("option " + dashed(quoted(e.what(), 0)) + " needs a value");
+  } catch (const cxxopts::exceptions::gratuitous_argument_for_option& e) {
+    throw std::invalid_argument("option " + dashed(quoted(e.what(), 0)) +
+                                " takes no value (given '" + quoted(e.what(), 1) + "')");
   } catch (const cxxopts::exceptions::exception& e) {
-    throw std::invalid_argument(e.what());
+    std::string msg = e.what();  // the rest, with plain quotes
+    for (const char* q : {"\xE2\x80\x98", "\xE2\x80\x99"})
+      for (auto at = msg.find(q); at != std::string::npos; at = msg.find(q))
+        msg.replace(at, 3, "'");
+    throw std::invalid_argument(msg);
   }
 }
-
-namespace {
-// How the user writes an option: -G, --dt.
-std::string dashed(const std::string& name) {
-  return (name.size() == 1 ? "-" : "--") + name;
-}
-}  // namespace
 
 double number(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
