@@ -308,6 +308,17 @@ TEST(Cli, RenderNamesTheFieldInKpcForGalaxyUnits) {
   const auto henon = a.out.find("\nunits from henon on: Henon (G = 1)\nhenon ");
   EXPECT_NE(henon, std::string::npos) << a.out;
   EXPECT_NE(a.out.find("\nunits from galaxy on: 1 kpc,", henon), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("0.9778 Gyr; G = 43007.1\n"), std::string::npos) << a.out;
+  // The G the rows use: a run's own (it said G = 1 for a run with -G 2), or -G.
+  ASSERT_EQ(hoshi("run -n 64 -G 2 --solver direct --dt 0.125 --t-end 0.125 --snapshot-every 1 "
+                  "--quiet --out " +
+                      (d / "g2").string(),
+                  d)
+                .status,
+            0);
+  const std::string g2 = (d / "g2" / "snapshot_000.hdf5").string();
+  EXPECT_EQ(hoshi("analyze " + g2, d).out.rfind("units: Henon (G = 2)\n", 0), 0u);
+  EXPECT_EQ(hoshi("analyze " + g2 + " -G 3", d).out.rfind("units: Henon (G = 3)\n", 0), 0u);
 }
 
 // analyze's time column is the file's time for every format that records one (it read only

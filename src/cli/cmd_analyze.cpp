@@ -27,18 +27,21 @@
 namespace hoshi::cli {
 
 namespace {
-// A snapshot's units for analyze's table: "1 kpc, 1 km/s, 1e+10 Msun; time unit 0.9778 Gyr".
-std::string units_text(const io::LoadedSnapshot& s) {
-  if (!s.units_known) return "the file's own (it records none)";
-  if (!s.units.physical) return "Henon (G = 1)";
-  const auto g4 = [](double v) {
+// A snapshot's units for analyze's table, with the G its vcirc and bound mass use (the file's,
+// or -G): "1 kpc, 1 km/s, 1e+10 Msun; time unit 0.9778 Gyr; G = 43007.1", "Henon (G = 2)".
+std::string units_text(const io::LoadedSnapshot& s, double G) {
+  const auto g = [](double v, const char* format) {
     char b[32];
-    std::snprintf(b, sizeof b, "%.4g", v);
+    std::snprintf(b, sizeof b, format, v);
     return std::string(b);
   };
-  return g4(s.units.length_cm / io::kKpcInCm) + " kpc, " + g4(s.units.velocity_cm_s / 1e5) +
-         " km/s, " + g4(s.units.mass_g / io::kSolarMassInG) + " Msun; time unit " +
-         g4(s.units.time_s() / io::kGyrInS) + " Gyr";
+  const std::string G_text = "G = " + g(G, "%.6g");
+  if (!s.units_known) return "the file's own (it records none); " + G_text;
+  if (!s.units.physical) return "Henon (" + G_text + ")";
+  return g(s.units.length_cm / io::kKpcInCm, "%.4g") + " kpc, " +
+         g(s.units.velocity_cm_s / 1e5, "%.4g") + " km/s, " +
+         g(s.units.mass_g / io::kSolarMassInG, "%.4g") + " Msun; time unit " +
+         g(s.units.time_s() / io::kGyrInS, "%.4g") + " Gyr; " + G_text;
 }
 
 // The profile files' base name of each snapshot: its stem (run/snapshot_010.hdf5:
@@ -146,7 +149,7 @@ int cmd_analyze(int argc, char** argv) {
       "Gadget header, tipsy header in its G = 1 units), 0 for CSV files. vcirc and the bound "
       "mass use the snapshot's G (the run's, as hoshi records it, else its unit system's; "
       "tipsy, Gadget binary and CSV: 1) unless -G is given. The table is in the file's units, "
-      "named on the line above it.");
+      "named with that G on the line above it.");
   o.positional_help("SNAPSHOT...");
   o.add_options()("snapshots", "particle files", cxxopts::value<std::vector<std::string>>())(
       "csv", "write one row per snapshot to this CSV file", cxxopts::value<std::string>())(
@@ -377,7 +380,7 @@ int cmd_analyze(int argc, char** argv) {
     table << "\n";
     // The rows' units, as the file records them: above the table, and again above a row
     // whose file has others (the table gave numbers without units).
-    if (const std::string u = units_text(s); u != units_said) {
+    if (const std::string u = units_text(s, snap_cfg.G); u != units_said) {
       std::cout << (header_printed ? "units from " + names[file] + " on: " : "units: ") << u
                 << "\n";
       units_said = u;
