@@ -14,6 +14,7 @@
 
 #include "direct/direct.hpp"
 #include "ic/ic.hpp"
+#include "solver/accuracy.hpp"
 #include "solver/solver.hpp"
 
 namespace hoshi {
@@ -410,6 +411,68 @@ TEST(SolverScaling, TheBulkSetsTheLengthUnit) {
   for (int i = 0; i < 100; ++i) c.push_back(1, 2, 3, 0, 0, 0, 0.01, i);
   c.x[99] = 0x1p30;
   EXPECT_EQ(scale_exponents(c).length, 30);
+}
+
+// The double reference (direct_reference) is summed in units of the system's size and mass,
+// by powers of two: a Plummer sphere 2^-365 (1e-110) or 2^365 in size, or 2^-300 in size with
+// masses of 2^300, gave inf / NaN (m / r^3 beyond 1e308) or 0 (below 1e-308); now each gets
+// the unit sphere's sums scaled, bit for bit, and the accuracy's relative errors of them are
+// finite (|a|^2 overflowed at 1e154).
+TEST(SolverScaling, TheDoubleReferenceIsSummedInUnitsOfTheSystem) {
+  const ParticleSet a = make_plummer(400, 44);
+  const std::vector<std::size_t> targets = {0, 17, 399};
+  ForceArrays ra;
+  direct_reference(a, 1.0, Softening::plummer, 0.01, targets, ra);
+  for (const auto& [kL, kM] : {std::pair{-365, 0}, std::pair{365, 0}, std::pair{-300, 300},
+                               std::pair{0, -900}, std::pair{20, 10}}) {
+    SCOPED_TRACE("kL " + std::to_string(kL) + " kM " + std::to_string(kM));
+    ParticleSet b = scaled(a, kL, kM);
+    ForceArrays rb;
+    direct_reference(b, 1.0, Softening::plummer, std::ldexp(0.01, kL), targets, rb);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      EXPECT_EQ(rb.ax[t], std::ldexp(ra.ax[t], kM - 2 * kL)) << t;
+      EXPECT_EQ(rb.ay[t], std::ldexp(ra.ay[t], kM - 2 * kL)) << t;
+      EXPECT_EQ(rb.az[t], std::ldexp(ra.az[t], kM - 2 * kL)) << t;
+      EXPECT_EQ(rb.pot[t], std::ldexp(ra.pot[t], kM - kL)) << t;
+    }
+    // Forces 1e-3 off the reference in x: relative errors near 1e-3 |a_x| / |a|, finite.
+    ParticleSet pa = a, pb = b;
+    pa.resize(a.size()), pb.resize(b.size());
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const std::size_t i = targets[t];
+      pa.ax[i] = ra.ax[t] * (1 + 1e-3), pa.ay[i] = ra.ay[t], pa.az[i] = ra.az[t];
+      pa.pot[i] = ra.pot[t];
+      pb.ax[i] = rb.ax[t] * (1 + 1e-3), pb.ay[i] = rb.ay[t], pb.az[i] = rb.az[t];
+      pb.pot[i] = rb.pot[t];
+    }
+    const TargetErrors ea = target_errors(pa, targets, ra), eb = target_errors(pb, targets, rb);
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      ASSERT_TRUE(std::isfinite(eb.acc[t])) << t;
+      EXPECT_NEAR(eb.acc[t], ea.acc[t], 1e-15) << t;
+      EXPECT_GT(ea.acc[t], 0.0) << t;
+    }
+  }
+}
+
+// A pair far closer than the system's size (1e-120 in a system of size 1, unsoftened) leaves
+// double's range even so: the reference solver says so in one line instead of returning NaN
+// (a run continued on it and exited 0).
+TEST(SolverScaling, TheDoubleReferenceRefusesANonFiniteForce) {
+  ParticleSet p;
+  p.push_back(0, 0, 0, 0, 0, 0, 1, 7);
+  p.push_back(1e-120, 0, 0, 0, 0, 0, 1, 8);
+  p.push_back(1, 0, 0, 0, 0, 0, 1, 9);
+  SolverConfig c = config(SolverKind::direct, 0);
+  c.precision = Precision::float64;
+  try {
+    make_solver(c, p.size())->compute(p);
+    FAIL() << "a non-finite force was returned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "direct float64 reference: non-finite force on particle id 7 with softening 0"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

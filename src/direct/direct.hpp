@@ -21,7 +21,9 @@ struct ForceArrays {
 
 // Double-precision direct summation, O(N * targets), OpenMP over targets. The yardstick for
 // every accuracy claim in hoshi. Forces on the particles `targets` (indices into p) from all
-// particles; the self-pair is excluded. Results have G applied.
+// particles; the self-pair is excluded. Results have G applied. A set more than 2^64 from
+// unit size (its bounding box, or eps where larger) or total mass is summed in units of them
+// (powers of two, exact), so that m / r^3 stays in double's range.
 void direct_reference(const ParticleSet& p, double G, Softening kernel, double eps,
                       const std::vector<std::size_t>& targets, ForceArrays& out);
 

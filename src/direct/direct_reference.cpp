@@ -1,13 +1,63 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <numeric>
+#include <vector>
 
 #include "direct/direct.hpp"
 
 namespace hoshi {
 
+namespace {
+
+// The power of two nearest above |v| (0 for v = 0 or not finite).
+int exponent_of(double v) {
+  return v > 0 && std::isfinite(v) ? std::ilogb(v) + 1 : 0;
+}
+
+// Sets more than 2^kMaxUnscaled from unit size or mass are summed in units of their size and
+// mass (below, exact); nearer ones as they are, so that their sums stay bit for bit.
+constexpr int kMaxUnscaled = 64;
+
+}  // namespace
+
 void direct_reference(const ParticleSet& p, double G, Softening kernel, double eps,
                       const std::vector<std::size_t>& targets, ForceArrays& out) {
-  const auto s = SofteningParams<double>::make(kernel, eps);
   const std::size_t n = p.size();
+  // Double's range holds the pair term m / r^3 only for r^3 between ~m 1e-308 and m 1e308: two
+  // unit masses 1e-105 apart, or a Plummer sphere 1e110 in size, gave inf / NaN or 0 (the
+  // float32 solvers are rescaled for this, src/solver/solver.cpp). A set far from unit size
+  // (its bounding box, or the softening where that is larger) or mass is therefore summed with
+  // positions / 2^kL, masses / 2^kM and eps / 2^kL, and the results scaled back by
+  // 2^(kM - 2 kL) (accelerations) and 2^(kM - kL) (potentials): powers of two, exact while
+  // nothing leaves double's normal range, so the sums are those of the same system in units
+  // where it is of order one.
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, mass = 0;
+  if (n > 0) {
+    lo[0] = hi[0] = p.x[0], lo[1] = hi[1] = p.y[0], lo[2] = hi[2] = p.z[0];
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    lo[0] = std::min(lo[0], p.x[j]), hi[0] = std::max(hi[0], p.x[j]);
+    lo[1] = std::min(lo[1], p.y[j]), hi[1] = std::max(hi[1], p.y[j]);
+    lo[2] = std::min(lo[2], p.z[j]), hi[2] = std::max(hi[2], p.z[j]);
+    mass += p.m[j];
+  }
+  const double size = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], eps});
+  int kL = exponent_of(size), kM = exponent_of(mass);
+  if (std::abs(kL) <= kMaxUnscaled && std::abs(kM) <= kMaxUnscaled) kL = kM = 0;
+  std::vector<double> sx, sy, sz, sm;  // the rescaled set, where one is needed
+  const double *x = p.x.data(), *y = p.y.data(), *z = p.z.data(), *m = p.m.data();
+  if (kL != 0 || kM != 0) {
+    sx.resize(n), sy.resize(n), sz.resize(n), sm.resize(n);
+    for (std::size_t j = 0; j < n; ++j) {
+      sx[j] = std::ldexp(p.x[j], -kL);
+      sy[j] = std::ldexp(p.y[j], -kL);
+      sz[j] = std::ldexp(p.z[j], -kL);
+      sm[j] = std::ldexp(p.m[j], -kM);
+    }
+    x = sx.data(), y = sy.data(), z = sz.data(), m = sm.data();
+  }
+  const auto s = SofteningParams<double>::make(kernel, std::ldexp(eps, -kL));
   const std::ptrdiff_t nt = static_cast<std::ptrdiff_t>(targets.size());
   out.resize(targets.size());
 #pragma omp parallel for schedule(dynamic, 16) if (nt * n > 100000)
@@ -16,13 +66,12 @@ void direct_reference(const ParticleSet& p, double G, Softening kernel, double e
     double ax = 0, ay = 0, az = 0, pot = 0;
     for (std::size_t j = 0; j < n; ++j) {
       if (j == i) continue;
-      pair_interaction(s, p.x[j] - p.x[i], p.y[j] - p.y[i], p.z[j] - p.z[i], p.m[j], true, ax, ay,
-                       az, pot);
+      pair_interaction(s, x[j] - x[i], y[j] - y[i], z[j] - z[i], m[j], true, ax, ay, az, pot);
     }
-    out.ax[t] = G * ax;
-    out.ay[t] = G * ay;
-    out.az[t] = G * az;
-    out.pot[t] = G * pot;
+    out.ax[t] = G * std::ldexp(ax, kM - 2 * kL);
+    out.ay[t] = G * std::ldexp(ay, kM - 2 * kL);
+    out.az[t] = G * std::ldexp(az, kM - 2 * kL);
+    out.pot[t] = G * std::ldexp(pot, kM - kL);
   }
 }
 

@@ -38,9 +38,11 @@ TargetErrors target_errors(const ParticleSet& p, const std::vector<std::size_t>&
   // The denominator's floor: 1e-6 of the median |a_ref|. A target whose acceleration cancels
   // by symmetry (the centre of a lattice) has a reference of pure round-off, 4e-17, and its
   // relative error was 2e10 for an absolute error of 1e-3 of the median.
+  // Lengths by hypot: a sum of squares overflowed for accelerations above 1e154 (a system of
+  // size 1e-110), and every error came out NaN.
   std::vector<double> norms(targets.size());
   for (std::size_t k = 0; k < targets.size(); ++k)
-    norms[k] = std::sqrt(ref.ax[k] * ref.ax[k] + ref.ay[k] * ref.ay[k] + ref.az[k] * ref.az[k]);
+    norms[k] = std::hypot(ref.ax[k], ref.ay[k], ref.az[k]);
   double floor = 0;
   if (!norms.empty()) {
     std::vector<double> sorted = norms;
@@ -51,7 +53,7 @@ TargetErrors target_errors(const ParticleSet& p, const std::vector<std::size_t>&
     const std::size_t i = targets[k];
     const double dx = p.ax[i] - ref.ax[k], dy = p.ay[i] - ref.ay[k], dz = p.az[i] - ref.az[k];
     const double a = std::max(norms[k], floor);
-    const double da = std::sqrt(dx * dx + dy * dy + dz * dz);
+    const double da = std::hypot(dx, dy, dz);
     e.acc[k] = a > 0 ? da / a : da;
     const double dp = std::abs(p.pot[i] - ref.pot[k]);
     e.pot[k] = ref.pot[k] != 0 ? dp / std::abs(ref.pot[k]) : dp;

@@ -33,6 +33,18 @@ class DirectCpuSolver final : public GravitySolver {
     if (c_.precision == Precision::float64) {
       direct_reference(p, c_.G, c_.softening, c_.eps);
       st.pp = n > 0 ? static_cast<std::uint64_t>(n) * (n - 1) : 0;
+      // Rescaled to the set's size and mass, the sum leaves double's range only for a pair far
+      // closer than that size (m / r^3 above 1e308 in those units) or a force beyond 1e308:
+      // an error, as the float32 solvers' (a run went on with NaN and exited 0).
+      for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i])) {
+          std::ostringstream m;
+          m << "direct float64 reference: non-finite force on particle id " << p.id[i]
+            << " with softening " << c_.eps
+            << " (beyond double's range: a pair closer than 1e-100 of the system's size, or a "
+               "force above 1e308; use --softening > 0)";
+          throw std::invalid_argument(m.str());
+        }
     } else {
       st.pp = direct_float(p, c_.G, c_.softening, c_.eps);
     }
