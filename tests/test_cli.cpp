@@ -1003,6 +1003,28 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
   EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;
 }
 
+// analyze's table keeps a blank between columns when a value fills its column (radii of
+// 1e-110 ran into each other: "2.84839e-1117.48978e-111").
+TEST(Cli, AnalyzeColumnsStaySeparatedForWideValues) {
+  const fs::path d = scratch();
+  std::ostringstream csv;
+  csv << "id,x,y,z,vx,vy,vz,m\n";
+  for (int i = 0; i < 40; ++i)
+    csv << i << "," << -1.2345678e-110 * (i + 1) << "," << 2e-111 * i << ",0,0,0,0,0.025\n";
+  write(d / "tiny.csv", csv.str());
+  const Result r = hoshi("analyze " + (d / "tiny.csv").string() + " --bound", d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream rows(r.out);
+  std::string line, row;
+  while (std::getline(rows, line))
+    if (line.rfind("tiny ", 0) == 0) row = line;
+  std::istringstream fields(row);
+  std::vector<std::string> f;
+  for (std::string w; fields >> w;) f.push_back(w);
+  ASSERT_EQ(f.size(), 8u) << r.out;  // snapshot time n mass r10 r50 r90 bound_mass
+  for (std::size_t k = 4; k < 7; ++k) EXPECT_NE(f[k].find("e-1"), std::string::npos) << f[k];
+}
+
 // Snapshot arguments are taken whole (a comma split run,1.csv into "run" and "1.csv"), and a
 // tipsy run's snapshot_* leaves out the units files beside their snapshots (it failed on them).
 TEST(Cli, AnalyzeTakesEachArgumentWholeAndLeavesOutTipsyUnitsFiles) {

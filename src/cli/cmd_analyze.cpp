@@ -392,10 +392,21 @@ int cmd_analyze(int argc, char** argv) {
                 << (bound ? "bound_mass" : "") << "\n";  // no trailing blanks
       header_printed = true;
     }
-    std::cout << std::left << std::setw(name_width) << names[file] << std::setw(10) << t
-              << std::setw(10) << p.size() << std::setw(12) << mass << std::setw(12) << lr[0]
-              << std::setw(12) << lr[1] << std::setw(bound ? 12 : 0) << lr[2];
-    if (bound) std::cout << mb;
+    // Each value padded to its column, and at least one blank after it: a value as wide as its
+    // column (1.2e-110, a time 0.000123457) ran into the next one.
+    const auto cell = [](const auto& v, int width) {
+      std::ostringstream c;
+      c << v;
+      std::string text = c.str();
+      text.resize(std::max<std::size_t>(text.size() + 1, static_cast<std::size_t>(width)), ' ');
+      return text;
+    };
+    std::cout << cell(names[file], name_width) << cell(t, 10) << cell(p.size(), 10)
+              << cell(mass, 12) << cell(lr[0], 12) << cell(lr[1], 12);
+    if (bound)
+      std::cout << cell(lr[2], 12) << mb;
+    else
+      std::cout << lr[2];
     std::cout << "\n";
     if (!prof_dir.empty()) {
       // Profiles about the density centre, in the frame of the particles within r50.
