@@ -1003,6 +1003,28 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
   EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;
 }
 
+// accuracy --backend cuda on a machine without a device (or a build without CUDA): one line
+// and exit 2 before any output (the table's header came first).
+TEST(Cli, AccuracyRefusesAMissingBackendBeforeItsTable) {
+  const fs::path d = scratch();
+  const Result r = hoshi("accuracy -n 1000 --backend cuda --targets 10", d);
+  if (r.status == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("--backend cuda"), std::string::npos) << r.err;
+}
+
+// An invalid --criterion lists auto, the default, with the others.
+TEST(Cli, ACriterionErrorListsAuto) {
+  const fs::path d = scratch();
+  const Result r = hoshi("run --criterion xyz --out " + (d / "o").string(), d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("invalid --criterion 'xyz' (expected auto|bh|barnes94|bmax|relative)"),
+            std::string::npos)
+      << r.err;
+}
+
 // analyze's table keeps a blank between columns when a value fills its column (radii of
 // 1e-110 ran into each other: "2.84839e-1117.48978e-111").
 TEST(Cli, AnalyzeColumnsStaySeparatedForWideValues) {

@@ -81,6 +81,9 @@ int cmd_accuracy(int argc, char** argv) {
   base.tree.n_leaf = integer(r, "n-leaf");
   base.tree.n_group = integer(r, "n-group");
   base.tree.local_ratio = number(r, "local-ratio");
+  // --backend cuda without a device (or a build without CUDA): said before the model, the
+  // reference sums and the table's header (the header came first).
+  if (base.backend == Backend::cuda) make_solver(base, 2);
   // "auto" in the list: the walk's default (default_theta), written as NaN until then.
   std::vector<double> thetas;
   for (const auto& s : parse_string_list(r["theta"].as<std::string>(), "--theta"))

@@ -507,6 +507,10 @@ Backend parse_backend(const std::string& s) {
       "--backend");
 }
 Criterion parse_criterion(const std::string& s) {
+  // "auto" is the callers' (TreeParams::criterion_auto), named here so that the message lists it.
+  if (s != "bh" && s != "barnes94" && s != "bmax" && s != "relative")
+    throw std::invalid_argument("invalid --criterion '" + s +
+                                "' (expected auto|bh|barnes94|bmax|relative)");
   return parse_enum<Criterion>(s,
                                {{"bh", Criterion::bh},
                                 {"barnes94", Criterion::barnes94},
