@@ -60,6 +60,12 @@ std::vector<std::pair<std::string, std::string>> read_param_file(const std::stri
     if (!kv.first.IsScalar())
       throw std::invalid_argument(path + ": line " + line + ": keys must be plain names");
     std::string key = kv.first.as<std::string>();
+    // A line without its ':' ("dt 0.01" as the last line) reaches here as a key with spaces
+    // and no value (it was "unknown parameter 'dt 0.01'", without its line).
+    if (const auto blank = key.find_first_of(" \t"); blank != std::string::npos)
+      throw std::invalid_argument(
+          path + ": line " + line + ": '" + key + "' is not a parameter name" +
+          (kv.second.IsNull() ? " (a line key: value without its ':'?)" : ""));
     std::replace(key.begin(), key.end(), '_', '-');
     if (!kv.second.IsScalar() && !kv.second.IsNull())
       throw std::invalid_argument(path + ": line " + line + ": field " + key +

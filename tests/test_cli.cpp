@@ -831,7 +831,8 @@ TEST(Cli, OptionErrorsAreOneLineAndNameTheOption) {
       {"run --thetaa 0.5",
        "hoshi run: error: unknown option --thetaa; did you mean --theta? "
        "(see --help)"},
-      {"run --ouput " + o, "unknown option --ouput; did you mean --out?"},
+      {"run --outt " + o, "unknown option --outt; did you mean --out?"},
+      {"run --ouput " + o, "unknown option --ouput (see --help)"},  // 2 edits of 5: too far
       {"run --softenin 0.1", "did you mean --softening?"},
       {"ic -o " + x, "hoshi ic: error: unknown option -o (see --help)"},
       {"run --zzzzzz 1", "unknown option --zzzzzz (see --help)"},  // nothing near it

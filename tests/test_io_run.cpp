@@ -1525,6 +1525,11 @@ TEST(IoParamFile, RejectsRepeatedKeysListsAndSyntaxErrors) {
             std::string::npos);
   EXPECT_NE(message("a: [1, 2\n").find("YAML error"), std::string::npos);
   EXPECT_NE(message("- 1\n- 2\n").find("mapping"), std::string::npos);
+  // A last line without its ':' (it was "unknown parameter 'dt 0.01'", without the line).
+  EXPECT_NE(message("particles: 100\ndt 0.01\n")
+                .find("line 2: 'dt 0.01' is not a parameter name (a line key: value without its "
+                      "':'?)"),
+            std::string::npos);
   test::write_all(dir.file("ok.yml"), "t_end: 5\nsolver: tree\n");
   const auto kv = read_param_file(dir.file("ok.yml"));
   ASSERT_EQ(kv.size(), 2u);

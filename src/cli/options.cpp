@@ -10,7 +10,6 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <numeric>
 #include <sstream>
 #include <tuple>
 
@@ -18,6 +17,7 @@
 #include "core/number_text.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
+#include "io/param_file.hpp"
 #include "io/particle_io.hpp"
 #include "io/validate.hpp"
 
@@ -54,43 +54,16 @@ std::string quoted(const std::string& msg, int k) {
   }
 }
 
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// The long option nearest to a mistyped name (--ouput: out), if one is within a typo's
-// distance (1 edit up to 4 letters, 2 beyond) and no other is as near; "" otherwise (and for
-// one- and two-letter names, which are near to everything).
+// The long option nearest to a mistyped name (--thetaa: theta), by the parameter files' rule
+// (io::nearest_key: at most a third of the name edited); "" when none is that near.
 std::string closest_option(const cxxopts::Options& options, const std::string& name) {
-  if (name.size() < 3) return "";
-  const std::size_t limit = name.size() <= 4 ? 1 : 2;
-  std::string best;
-  std::size_t best_d = limit + 1;
-  bool tie = false;
+  std::vector<std::string> names;
   for (const std::string& g : options.groups())
     for (const auto& o : options.group_help(g).options)
-      for (const std::string& l : o.l) {
-        if (l == "input" || l == "snapshot" || l == "snapshots")
-          continue;  // positional slots, not typed as options
-        const std::size_t d = edit_distance(name, l);
-        if (d < best_d) {
-          best = l, best_d = d, tie = false;
-        } else if (d == best_d && l != best) {
-          tie = true;
-        }
-      }
-  return best_d <= limit && !tie ? best : "";
+      for (const std::string& l : o.l)
+        if (l != "input" && l != "snapshot" && l != "snapshots")  // positional slots
+          names.push_back(l);
+  return io::nearest_key(name, names);
 }
 
 }  // namespace
