@@ -1296,6 +1296,27 @@ TEST(IoRun, ParameterFileWithCommandLineOverride) {
   EXPECT_EQ(std::get<std::string>(*solver), "direct");
 }
 
+// Real-valued parameters are stored as doubles also when given as whole numbers (--t-end 1
+// was int64, --t-end 0.5 double); counts stay int64, words strings.
+TEST(IoRun, RealValuedParametersAreDoublesWhateverTheirText) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("R"), log = dir.file("log");
+  ASSERT_EQ(
+      hoshi("run -n 32 --solver direct --t-end 1 --dt 1 --softening 0 -G 2 --quiet --out " + out,
+            log),
+      0)
+      << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(out + "/checkpoint.hdf5");
+  for (const char* key : {"t-end", "dt", "softening", "G", "eta", "output-every"}) {
+    const ParamValue* v = find_param(c.info.parameters, key);
+    ASSERT_NE(v, nullptr) << key;
+    EXPECT_TRUE(std::holds_alternative<double>(*v)) << key;
+  }
+  EXPECT_EQ(std::get<double>(*find_param(c.info.parameters, "t-end")), 1.0);
+  EXPECT_TRUE(std::holds_alternative<std::int64_t>(*find_param(c.info.parameters, "particles")));
+  EXPECT_TRUE(std::holds_alternative<std::string>(*find_param(c.info.parameters, "solver")));
+}
+
 TEST(IoRun, ModelParametersInSnapshotFromParameterFile) {
   // --model-param from a YAML file plus one from the command line (repeatable: both apply);
   // every effective model parameter, defaults included, is its own /Parameters attribute.

@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -863,8 +864,30 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   // passes the stored parameters back as options, and there a stored G = 1 would be -G 1.
   for (auto& [k, v] : effective)
     if (k == "G") v = number_text(cfg.solver.G);
-  for (const auto& [k, v] : effective)
-    outputs.parameters.emplace_back(k, io::param_value_from_text(v));
+  // Real-valued parameters are doubles also when given as whole numbers (--t-end 1 was stored
+  // as int64 and --t-end 0.5 as double: a reader of /Parameters got either type).
+  static const std::set<std::string> real_valued = {"softening",
+                                                    "theta",
+                                                    "alpha",
+                                                    "local-ratio",
+                                                    "G",
+                                                    "t-end",
+                                                    "dt",
+                                                    "eta",
+                                                    "output-every",
+                                                    "snapshot-every",
+                                                    "checkpoint-every",
+                                                    "checkpoint-minutes",
+                                                    "render-every",
+                                                    "render-extent",
+                                                    "radius",
+                                                    "eccentricity"};
+  for (const auto& [k, v] : effective) {
+    io::ParamValue value = io::param_value_from_text(v);
+    if (const auto* i = std::get_if<std::int64_t>(&value); i && real_valued.count(k))
+      value = static_cast<double>(*i);
+    outputs.parameters.emplace_back(k, value);
+  }
   // A parameter the run finds out after the options were recorded: printed and stored as found.
   const auto record = [&](const std::string& key, const io::ParamValue& value) {
     for (auto& [k, v] : effective)
