@@ -1,12 +1,18 @@
 // The whole-set checks (coincident positions, shared ids) against a brute-force search: they
 // sort on every thread, coincident positions by a hash of the position.
 #include <gtest/gtest.h>
+#include <omp.h>
 
+#include <algorithm>
+#include <new>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <utility>
+#include <vector>
 
 #include "core/checks.hpp"
+#include "core/parallel_errors.hpp"
 #include "io/validate.hpp"
 
 namespace hoshi {
@@ -91,6 +97,46 @@ TEST(Checks, SharedIdsMatchTheBruteForceSearch) {
   EXPECT_FALSE(io::first_shared_id(q).has_value());
   q.id[51] = q.id[50];
   EXPECT_EQ(io::first_shared_id(q), Pair(std::pair<std::size_t, std::size_t>(50, 51)));
+}
+
+// An exception thrown inside an OpenMP region (a failed allocation in a walk's buffers, a
+// sort's run copy) ended the program there; ParallelErrors rethrows the first one after the
+// region, on the calling thread, and skips the work after it. Without it this test aborts.
+TEST(ParallelErrors, RethrowsTheFirstExceptionAfterTheRegion) {
+  ParallelErrors errors;
+  std::vector<int> done(1000, 0);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int k = 0; k < 1000; ++k)
+    errors.run([&] {
+      if (k == 10) throw std::bad_alloc();
+      done[k] = 1;
+    });
+  EXPECT_TRUE(errors.failed());
+  EXPECT_THROW(errors.rethrow(), std::bad_alloc);
+  EXPECT_EQ(done[10], 0);
+  // A region with its own worksharing loop: every thread still reaches the loop's barrier.
+  ParallelErrors inner;
+  std::vector<int> seen(64, 0);
+#pragma omp parallel
+  {
+    inner.run([&] {
+      if (omp_get_thread_num() == 0) throw std::runtime_error("thread 0");
+    });
+#pragma omp for
+    for (int k = 0; k < 64; ++k) inner.run([&] { seen[k] = 1; });
+  }
+  try {
+    inner.rethrow();
+    FAIL() << "nothing rethrown";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "thread 0");
+  }
+  ParallelErrors none;
+#pragma omp parallel for
+  for (int k = 0; k < 64; ++k) none.run([&] { seen[k] = 2; });
+  EXPECT_FALSE(none.failed());
+  EXPECT_NO_THROW(none.rethrow());
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 2), 64);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/bounds.hpp"
+#include "core/parallel_errors.hpp"
 #include "tree/morton.hpp"
 
 namespace hoshi {
@@ -161,8 +162,11 @@ static_assert(kLowBits > 8 && kLowBits <= 16, "two passes of at most 8 bits");
 void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>& index) {
   const std::size_t n = keys.size();
   auto high = [&](std::size_t k) { return keys[k] >> kLowBits; };
+  // A run holds a copy of its keys and indices (32 B per particle; a whole system beside a far
+  // escaper is one run): a failed allocation is rethrown after the region.
+  ParallelErrors errors;
 #pragma omp parallel
-  {
+  errors.run([&] {
     const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
     // This thread's runs: those that start in [b, e).
     std::size_t b = n * t / nt, e = n * (t + 1) / nt;
@@ -194,7 +198,8 @@ void sort_low_bits(std::vector<std::uint64_t>& keys, std::vector<std::uint64_t>&
       }
       r = q;
     }
-  }
+  });
+  errors.rethrow();
 }
 
 }  // namespace
@@ -274,8 +279,9 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
   // The runs of more than `leaf` equal keys, each found by the thread in whose share of [0, n)
   // it starts; the threads' lists in order are the runs in order.
   std::vector<std::vector<DeepCells::Run>> found(static_cast<std::size_t>(omp_get_max_threads()));
+  ParallelErrors errors;
 #pragma omp parallel
-  {
+  errors.run([&] {
     const std::size_t t = omp_get_thread_num(), nt = omp_get_num_threads();
     std::size_t b = n * t / nt;
     const std::size_t e = n * (t + 1) / nt;
@@ -291,7 +297,8 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
       }
       r = q;
     }
-  }
+  });
+  errors.rethrow();
   std::uint64_t total = 0;
   for (const auto& f : found)
     for (const DeepCells::Run& run : f) {
@@ -327,23 +334,26 @@ void key_deep_cells(const std::uint64_t* keys, const double* x, const double* y,
       deep.order[deep.start[r] + s] = index[s];
     }
   }
+  ParallelErrors small_runs;
 #pragma omp parallel
   {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> sub;  // (key in the cell, position)
 #pragma omp for schedule(dynamic, 1)
-    for (std::ptrdiff_t r = 0; r < nr; ++r) {
-      const DeepCells::Run run = deep.runs[r];
-      if (run.end - run.begin > kBigDeepRun) continue;
-      double lo_x, lo_y, lo_z;
-      deep_cell_corner(keys[run.begin], cube, lo_x, lo_y, lo_z);
-      sub.clear();
-      for (std::uint64_t k = run.begin; k < run.end; ++k)
-        sub.emplace_back(morton_key(x[k], y[k], z[k], lo_x, lo_y, lo_z, cell), k - run.begin);
-      std::sort(sub.begin(), sub.end());  // by key, then position: stable
-      for (std::size_t s = 0; s < sub.size(); ++s)
-        std::tie(deep.keys[deep.start[r] + s], deep.order[deep.start[r] + s]) = sub[s];
-    }
+    for (std::ptrdiff_t r = 0; r < nr; ++r)
+      small_runs.run([&] {
+        const DeepCells::Run run = deep.runs[r];
+        if (run.end - run.begin > kBigDeepRun) return;
+        double lo_x, lo_y, lo_z;
+        deep_cell_corner(keys[run.begin], cube, lo_x, lo_y, lo_z);
+        sub.clear();
+        for (std::uint64_t k = run.begin; k < run.end; ++k)
+          sub.emplace_back(morton_key(x[k], y[k], z[k], lo_x, lo_y, lo_z, cell), k - run.begin);
+        std::sort(sub.begin(), sub.end());  // by key, then position: stable
+        for (std::size_t s = 0; s < sub.size(); ++s)
+          std::tie(deep.keys[deep.start[r] + s], deep.order[deep.start[r] + s]) = sub[s];
+      });
   }
+  small_runs.rethrow();
 }
 
 template <class T>
@@ -360,14 +370,17 @@ void DeepCells::permute(T* a) const {
 #pragma omp parallel for schedule(static)
     for (std::ptrdiff_t k = 0; k < len; ++k) a[run.begin + k] = old[o[k]];
   }
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::ptrdiff_t r = 0; r < nr; ++r) {
-    const Run& run = runs[r];
-    if (run.end - run.begin > kBigDeepRun) continue;
-    const std::vector<T> old(a + run.begin, a + run.end);
-    const std::uint64_t* o = order.data() + start[r];
-    for (std::uint64_t k = 0; k < run.end - run.begin; ++k) a[run.begin + k] = old[o[k]];
-  }
+  for (std::ptrdiff_t r = 0; r < nr; ++r)
+    errors.run([&] {
+      const Run& run = runs[r];
+      if (run.end - run.begin > kBigDeepRun) return;
+      const std::vector<T> old(a + run.begin, a + run.end);
+      const std::uint64_t* o = order.data() + start[r];
+      for (std::uint64_t k = 0; k < run.end - run.begin; ++k) a[run.begin + k] = old[o[k]];
+    });
+  errors.rethrow();
 }
 template void DeepCells::permute(double*) const;
 template void DeepCells::permute(std::uint64_t*) const;

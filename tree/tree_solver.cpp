@@ -14,6 +14,7 @@
 #include <omp.h>
 #endif
 
+#include "core/parallel_errors.hpp"
 #include "tree/tree_walk.hpp"
 
 namespace hoshi {
@@ -126,8 +127,11 @@ void require_no_coincident(const std::uint64_t* keys, const Index* index, const 
     start[c] = s;
   }
   std::vector<std::optional<Pair>> found(chunks);
+  ParallelErrors errors;  // a long run's sort allocates
 #pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
-  for (int c = 0; c < chunks; ++c) found[c] = scan(start[c], std::max(start[c], start[c + 1]));
+  for (int c = 0; c < chunks; ++c)
+    errors.run([&] { found[c] = scan(start[c], std::max(start[c], start[c + 1])); });
+  errors.rethrow();
   for (const auto& f : found)
     if (f) fail(f->first, f->second);
 }

@@ -4,9 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <type_traits>
 
 #include "core/bounds.hpp"
+#include "core/parallel_errors.hpp"
 #include "tree/group_kernels.hpp"
 #include "tree/morton.hpp"
 #include "tree/walk_particle.hpp"
@@ -677,25 +679,34 @@ void run_traversal(const TreeView& t, const TreeWalkConfig& cfg, const float* al
     merge(serial);
   }
   const std::ptrdiff_t ntasks = static_cast<std::ptrdiff_t>(tasks.size());
+  // The threads' buffers grow as they walk: a failed allocation is rethrown after the region
+  // (it ended the program inside it).
+  ParallelErrors errors;
 #pragma omp parallel
   {
     // Flush denormals to zero in this walk: tiny terms (far cells' high-order coefficients,
     // padding) are then exact zeros instead of slow microcode assists.
     const FlushDenormals ftz;
-    Policy policy = make_policy();
-    Traversal<Policy> tr{t, cfg, alpha_a, ng, policy, 0, nullptr, {}, {}};
+    std::optional<Policy> policy;
+    std::optional<Traversal<Policy>> tr;
+    errors.run([&] {
+      policy.emplace(make_policy());
+      tr.emplace(Traversal<Policy>{t, cfg, alpha_a, ng, *policy, 0, nullptr, {}, {}});
+    });
 #pragma omp for schedule(dynamic, 1)
-    for (std::ptrdiff_t k = 0; k < ntasks; ++k) {
-      const auto& task = tasks[k];
-      policy.set_chain(task.chain);
-      if (task.is_group)
-        policy.group(task.group, task.cand.data(), task.cand.size());
-      else
-        tr.big(task.node, task.cand, task.depth);
-    }
+    for (std::ptrdiff_t k = 0; k < ntasks; ++k)
+      errors.run([&] {
+        const auto& task = tasks[k];
+        policy->set_chain(task.chain);
+        if (task.is_group)
+          policy->group(task.group, task.cand.data(), task.cand.size());
+        else
+          tr->big(task.node, task.cand, task.depth);
+      });
 #pragma omp critical(hoshi_walk_merge)
-    merge(policy);
+    errors.run([&] { merge(*policy); });
   }
+  errors.rethrow();
 }
 
 // The lists policy (tests): records every group's cells, leaves and far cells.
@@ -793,8 +804,11 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
   visit(visit, 0, true, top);
   std::vector<std::vector<Group>> unit_groups(units.size());
   const std::ptrdiff_t nu = static_cast<std::ptrdiff_t>(units.size());
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 4)
-  for (std::ptrdiff_t u = 0; u < nu; ++u) visit(visit, units[u], false, unit_groups[u]);
+  for (std::ptrdiff_t u = 0; u < nu; ++u)
+    errors.run([&] { visit(visit, units[u], false, unit_groups[u]); });
+  errors.rethrow();
   std::size_t total = 0;
   for (const Group& g : top) total += g.end == kUnitMark ? unit_groups[g.begin].size() : 1;
   groups.reserve(total);
