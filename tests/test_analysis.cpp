@@ -117,6 +117,34 @@ TEST(Profiles, HernquistDensityAndCircularVelocity) {
   EXPECT_LT(chi2 / 2, 45.3);
 }
 
+// Shells and annuli of fewer than two particles have no dispersion, and empty annuli no
+// thickness or rotation: NaN (they were 0, plotted as a cold shell), while a shell of two gets
+// the dispersion of its two velocities.
+TEST(Profiles, DispersionsNeedTwoParticles) {
+  ParticleSet p;
+  p.push_back(1.5, 0, 0, 0.3, 0.2, 0, 1, 0);  // alone in its shell and annulus
+  p.push_back(5.0, 0, 0, 0.1, 0.4, 0, 1, 1);  // two in the outer shell and annulus
+  p.push_back(5.1, 0, 0, -0.1, 0.2, 0, 1, 2);
+  const RadialProfile r = radial_profile(p, {0, 0, 0}, {0, 0, 0}, 1.0, 8.0, 3);  // 1-2-4-8
+  ASSERT_EQ(r.count, (std::vector<std::size_t>{1, 0, 2}));
+  for (std::size_t b : {0, 1}) {
+    EXPECT_TRUE(std::isnan(r.sigma_r[b])) << b;
+    EXPECT_TRUE(std::isnan(r.sigma_t[b])) << b;
+  }
+  EXPECT_NEAR(r.sigma_r[2], 0.1, 1e-15);  // v_r = +-0.1 about their mean 0
+  EXPECT_NEAR(r.sigma_t[2], std::sqrt((0.16 + 0.04) / 2 / 2), 1e-15);
+  const DiskProfile d = disk_profile(p, {0, 0, 0}, {0, 0, 0}, {0, 0, 1}, 6.0, 3);  // 0-2-4-6
+  ASSERT_EQ(d.count, (std::vector<std::size_t>{1, 0, 2}));
+  EXPECT_EQ(d.z_rms[0], 0.0);
+  EXPECT_NEAR(d.mean_vphi[0], 0.2, 1e-15);
+  EXPECT_TRUE(std::isnan(d.sigma_R[0]) && std::isnan(d.sigma_z[0]));
+  EXPECT_TRUE(std::isnan(d.z_rms[1]) && std::isnan(d.mean_vphi[1]));
+  EXPECT_TRUE(std::isnan(d.sigma_R[1]) && std::isnan(d.sigma_z[1]));
+  EXPECT_NEAR(d.sigma_R[2], 0.1, 1e-15);
+  EXPECT_NEAR(d.mean_vphi[2], 0.3, 1e-15);
+  EXPECT_NEAR(d.sigma_z[2], 0.0, 1e-15);
+}
+
 // Disk profile of the sampled exponential disk: surface density against
 // Sigma(R) = M_d / (2 pi R_d^2) exp(-R / R_d) (Poisson per annulus, 4 sigma with mirror pairs)
 // and thickness z_rms = pi z0 / sqrt(12) within 4 sigma (z_rms / sqrt(n/2)).

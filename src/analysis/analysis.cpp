@@ -196,10 +196,14 @@ RadialProfile radial_profile(const ParticleSet& p, const Vec3& c, const Vec3& v,
     out.density.push_back(mass[b] / (4.0 / 3.0 * kPi * (hi * hi * hi - lo * lo * lo)));
     enclosed += mass[b];
     out.enclosed_mass.push_back(enclosed);
-    const double m = mass[b] > 0 ? mass[b] : 1;
+    // Dispersions need two particles: an empty bin's were 0, a one-particle bin's sigma_r 0
+    // (its own mean); both are NaN ("nan" in the profile files), not a cold shell.
+    const double m = mass[b];
     const double mean_vr = vr[b] / m;
-    out.sigma_r.push_back(std::sqrt(std::max(vr2[b] / m - mean_vr * mean_vr, 0.0)));
-    out.sigma_t.push_back(std::sqrt(vt2[b] / m / 2));
+    const bool spread = out.count[b] >= 2 && m > 0;
+    out.sigma_r.push_back(spread ? std::sqrt(std::max(vr2[b] / m - mean_vr * mean_vr, 0.0))
+                                 : std::nan(""));
+    out.sigma_t.push_back(spread ? std::sqrt(vt2[b] / m / 2) : std::nan(""));
     out.vcirc.push_back(std::sqrt(G * enclosed / hi));
   }
   return out;
@@ -267,11 +271,14 @@ DiskProfile disk_profile(const ParticleSet& p, const Vec3& c, const Vec3& v, con
     out.R_hi.push_back(hi);
     out.R_mid.push_back(0.5 * (lo + hi));
     out.surface_density.push_back(mass[b] / (kPi * (hi * hi - lo * lo)));
-    const double m = mass[b] > 0 ? mass[b] : 1;
-    out.z_rms.push_back(std::sqrt(z2[b] / m));
-    out.mean_vphi.push_back(vphi[b] / m);
-    out.sigma_R.push_back(sd(vR[b], vR2[b], m));
-    out.sigma_z.push_back(sd(vz[b], vz2[b], m));
+    // An empty annulus has no thickness or mean rotation, and a dispersion needs two
+    // particles: NaN, not 0 (as the spherical profile's).
+    const double m = mass[b];
+    const bool any = out.count[b] >= 1 && m > 0, spread = out.count[b] >= 2 && m > 0;
+    out.z_rms.push_back(any ? std::sqrt(z2[b] / m) : std::nan(""));
+    out.mean_vphi.push_back(any ? vphi[b] / m : std::nan(""));
+    out.sigma_R.push_back(spread ? sd(vR[b], vR2[b], m) : std::nan(""));
+    out.sigma_z.push_back(spread ? sd(vz[b], vz2[b], m) : std::nan(""));
   }
   return out;
 }

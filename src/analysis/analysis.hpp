@@ -51,9 +51,10 @@ struct RadialProfile {
   std::vector<std::size_t> count;
   std::vector<double> density;        // shell mass / shell volume
   std::vector<double> enclosed_mass;  // mass inside r_hi
-  std::vector<double> sigma_r;        // radial velocity dispersion
-  std::vector<double> sigma_t;        // one-dimensional tangential dispersion, sqrt(<v_t^2>/2)
-  std::vector<double> vcirc;          // sqrt(G M(< r_hi) / r_hi)
+  // Dispersions are NaN in shells of fewer than two particles.
+  std::vector<double> sigma_r;  // radial velocity dispersion
+  std::vector<double> sigma_t;  // one-dimensional tangential dispersion, sqrt(<v_t^2>/2)
+  std::vector<double> vcirc;    // sqrt(G M(< r_hi) / r_hi)
 };
 RadialProfile radial_profile(const ParticleSet& p, const Vec3& centre, const Vec3& velocity,
                              double r_min, double r_max, std::size_t n_bins, double G = 1.0);
@@ -63,10 +64,10 @@ RadialProfile radial_profile(const ParticleSet& p, const Vec3& centre, const Vec
 struct DiskProfile {
   std::vector<double> R_lo, R_hi, R_mid;
   std::vector<std::size_t> count;
-  std::vector<double> surface_density;  // annulus mass / annulus area
-  std::vector<double> z_rms;            // sqrt(<z^2>) (vertical thickness)
-  std::vector<double> mean_vphi;        // mean rotation speed
-  std::vector<double> sigma_R, sigma_z;
+  std::vector<double> surface_density;   // annulus mass / annulus area
+  std::vector<double> z_rms;             // sqrt(<z^2>) (vertical thickness); NaN if empty
+  std::vector<double> mean_vphi;         // mean rotation speed; NaN if empty
+  std::vector<double> sigma_R, sigma_z;  // NaN in annuli of fewer than two particles
 };
 DiskProfile disk_profile(const ParticleSet& p, const Vec3& centre, const Vec3& velocity,
                          const Vec3& axis, double R_max, std::size_t n_bins);

@@ -156,7 +156,8 @@ int cmd_analyze(int argc, char** argv) {
       "profiles",
       "write SNAPSHOT_radial.csv and SNAPSHOT_disk.csv into this directory (SNAPSHOT: the "
       "file's stem, with its parent directories where two snapshots share a stem: "
-      "run1_snapshot_010)",
+      "run1_snapshot_010); dispersions are nan in bins of fewer than two particles, an empty "
+      "annulus's z_rms and mean_vphi too",
       cxxopts::value<std::string>())("bins", "profile bins",
                                      cxxopts::value<std::string>()->default_value("30"))(
       "axis",
