@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <regex>
@@ -583,6 +584,7 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
                                   file);
     } else {  // a hand-made file (h5py): ids are the particles' places in the loaded set
       std::iota(p.id.begin() + base, p.id.end(), std::uint64_t{base});
+      out.assigned_ranges.emplace_back(base, base + n);
       if (std::find(out.ids_assigned.begin(), out.ids_assigned.end(), gname) ==
           out.ids_assigned.end())
         out.ids_assigned.push_back(gname);
@@ -692,6 +694,33 @@ SnapshotData read_hdf5_snapshot(const std::string& path) {
       if (total[t] != held)
         throw_bad_field(first, "Header/NumPart_Total[" + std::to_string(t) + "]", total[t],
                         "differs from the members' NumPart_ThisFile sum = " + std::to_string(held));
+    }
+  }
+  // Types without ParticleIDs beside types with them: the assigned ids count on from the
+  // largest stored one (load positions 0, 1, ... collided with stored ids, and the file was
+  // refused for a duplicate id it does not have).
+  if (!out.assigned_ranges.empty()) {
+    ParticleSet& p = out.particles;
+    std::vector<char> assigned(p.size(), 0);
+    for (const auto& [b, e] : out.assigned_ranges)
+      std::fill(assigned.begin() + b, assigned.begin() + e, 1);
+    std::uint64_t largest = 0, n_assigned = 0;
+    bool stored = false;
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      if (assigned[i]) {
+        ++n_assigned;
+      } else {
+        largest = stored ? std::max(largest, p.id[i]) : p.id[i];
+        stored = true;
+      }
+    }
+    // (Stored ids so large that the count would wrap keep the load positions, and a clash is
+    // then refused as a duplicate id.)
+    if (stored && n_assigned <= std::numeric_limits<std::uint64_t>::max() - largest - 1) {
+      out.assigned_from = largest + 1;
+      std::uint64_t next = out.assigned_from;
+      for (std::size_t i = 0; i < p.size(); ++i)
+        if (assigned[i]) p.id[i] = next++;
     }
   }
   validate_loaded(out.particles, path);

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/particle_set.hpp"
@@ -50,9 +51,13 @@ struct SnapshotData {
   // Types whose Masses dataset (used) disagrees with a nonzero MassTable entry (Gadget-2's
   // binary reader would have taken the table): "PartType2 (MassTable[2] = 0.5)".
   std::vector<std::string> mass_table_ignored;
-  // Types without a ParticleIDs dataset (a hand-made file), whose ids are their places in the
-  // loaded set (0, 1, ... in file and type order): "PartType1".
+  // Types without a ParticleIDs dataset (a hand-made file), whose particles get ids in load
+  // order (file and type order): 0, 1, ... when no type has ParticleIDs, else counting on from
+  // the largest stored id + 1 (assigned_from), so that the two never collide: "PartType1".
   std::vector<std::string> ids_assigned;
+  std::uint64_t assigned_from = 0;
+  // The loaded set's ranges [begin, end) whose ids were assigned (for the renumbering above).
+  std::vector<std::pair<std::size_t, std::size_t>> assigned_ranges;
 };
 
 // Writes `p` to `path` atomically (temporary file + rename). Throws std::runtime_error when

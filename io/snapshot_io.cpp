@@ -112,8 +112,11 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       if (!d.ids_assigned.empty()) {
         std::string types;
         for (const auto& t : d.ids_assigned) types += (types.empty() ? "" : ", ") + t;
+        const std::string from = std::to_string(d.assigned_from);
         out.note += (out.note.empty() ? "" : "; ") + std::string("no ParticleIDs dataset in ") +
-                    types + ": ids assigned in load order (0, 1, ...)";
+                    types + ": ids assigned in load order (" +
+                    (d.assigned_from == 0 ? std::string("0, 1, ...)")
+                                          : from + ", ... after the largest stored id)");
       }
       cosmology_note(d.info.omega0, d.info.time);
       break;

@@ -295,6 +295,41 @@ TEST(BadHdf5, MissingParticleIdsAreAssignedInLoadOrder) {
       << s.note;
 }
 
+// A type without ParticleIDs beside one with them: its ids count on from the largest stored id
+// (load positions 0..7 collided with the stored ids, and the file was refused as having a
+// duplicate id).
+TEST(BadHdf5, AssignedIdsCountOnFromTheLargestStoredOne) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(H5Ocopy(f, "PartType1", f, "PartType2", H5P_DEFAULT, H5P_DEFAULT), 0);
+  H5Ldelete(f, "PartType2/ParticleIDs", H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const std::int64_t this_file[6] = {0, 8, 8, 0, 0, 0};
+  const std::uint32_t total[6] = {0, 8, 8, 0, 0, 0};
+  hid_t a = H5Aopen(h, "NumPart_ThisFile", H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_INT64, this_file);
+  H5Aclose(a);
+  a = H5Aopen(h, "NumPart_Total", H5P_DEFAULT);
+  H5Awrite(a, H5T_NATIVE_UINT32, total);
+  H5Aclose(a);
+  H5Gclose(h);
+  H5Fclose(f);
+  const LoadedSnapshot s = load_snapshot(path);
+  const ParticleSet ref = small_set();
+  ASSERT_EQ(s.particles.size(), 16u);
+  const std::uint64_t largest = *std::max_element(ref.id.begin(), ref.id.end());
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(s.particles.id[i], ref.id[i]);
+    EXPECT_EQ(s.particles.id[8 + i], largest + 1 + i);
+    EXPECT_EQ(s.particles.x[8 + i], ref.x[i]);
+  }
+  EXPECT_NE(s.note.find("no ParticleIDs dataset in PartType2: ids assigned in load order (" +
+                        std::to_string(largest + 1) + ", ... after the largest stored id)"),
+            std::string::npos)
+      << s.note;
+}
+
 // An infinite MassTable entry (the mass of every particle of its type) is named as the entry.
 TEST(BadHdf5, InfiniteMassTableIsNamed) {
   ScratchDir dir("bad");
