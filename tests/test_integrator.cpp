@@ -193,6 +193,48 @@ TEST_P(LeapfrogOn, ObserverReadsTheStateOfTheStepItAsksIn) {
   }
 }
 
+// A state that is no longer finite stops the run before a snapshot or checkpoint is written
+// from it (an observer reads it) and before the final state is handed back: the solvers check
+// their forces, device-resident stepping did not, and a nan checkpoint replaced the last good
+// one. The observer corrupts the host state as a failed step would.
+class CorruptingObserver final : public RunObserver {
+ public:
+  CorruptingObserver(ParticleSet& p, bool read) : p_(p), read_(read) {}
+  bool after_step(StepState& state, const RunProgress& s) override {
+    if (s.step != 3) return true;
+    p_.vx[7] = std::nan("");
+    if (read_) state.particles();  // a snapshot's read
+    return false;                  // interrupted: the final state is checked too
+  }
+
+ private:
+  ParticleSet& p_;
+  bool read_;
+};
+
+TEST(Leapfrog, ANonFiniteStateStopsTheRunBeforeAnythingIsWritten) {
+  for (const bool read : {true, false}) {
+    RunConfig cfg;
+    cfg.t_end = 0.125;
+    cfg.dt = 1.0 / 128;
+    cfg.solver.solver = SolverKind::direct;
+    cfg.solver.backend = Backend::cpu;
+    cfg.solver.eps = 0.05;
+    ParticleSet p = make_plummer(64, 9);
+    CorruptingObserver corrupt(p, read);
+    cfg.observer = &corrupt;
+    try {
+      run_simulation(p, cfg, nullptr);
+      ADD_FAILURE() << "a nan state was accepted, read " << read;
+    } catch (const std::runtime_error& e) {
+      const std::string expected =
+          "the state at t = 0.0234375 (step 3) is not finite: particle id " +
+          std::to_string(p.id[7]);
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, LeapfrogOn, ::testing::Values(Backend::cpu, Backend::cuda),
                          testing_support::backend_test_name);
 

@@ -93,6 +93,25 @@ class EnergyLog {
   std::uintmax_t length_ = 0;  // the file's length after its last whole row
 };
 
+// A state that is no longer finite (a velocity that overflowed, a non-finite force that no
+// solver check saw) stops the run before anything is written from it: an energy row of nan, or
+// a snapshot or checkpoint replacing the last good one.
+void require_finite_state(const ParticleSet& p, double t, std::size_t step) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(p.size());
+  std::ptrdiff_t first = n;
+#pragma omp parallel for reduction(min : first) if (n > 100000)
+  for (std::ptrdiff_t i = 0; i < n; ++i)
+    if (!std::isfinite(p.x[i] + p.y[i] + p.z[i] + p.vx[i] + p.vy[i] + p.vz[i]))
+      first = std::min(first, i);
+  if (first == n) return;
+  std::ostringstream s;
+  s << std::setprecision(6) << "the state at t = " << t << " (step " << step
+    << ") is not finite: particle id " << p.id[first] << " at (" << p.x[first] << ", " << p.y[first]
+    << ", " << p.z[first] << ") with velocity (" << p.vx[first] << ", " << p.vy[first] << ", "
+    << p.vz[first] << "); nothing was written from it (the last snapshot and checkpoint stand)";
+  throw std::runtime_error(s.str());
+}
+
 void log_line(std::ostream* log, std::size_t step, double t, const Diagnostics& d, double err,
               double steps_per_s) {
   if (!log) return;
@@ -246,13 +265,17 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     Stepper& lf;
     ParticleSet& p;
     LazyState(Stepper& l, ParticleSet& q) : lf(l), p(q) {}
+    double t = 0;
+    std::size_t step = 0;
     const ParticleSet& particles() override {
       lf.sync();  // snapshots, checkpoints, the progress line read the host state
+      require_finite_state(p, t, step);
       return p;
     }
   } state(lf, p);
   auto observe = [&](double dt) {
     if (!cfg.observer) return true;
+    state.t = t, state.step = step;
     return cfg.observer->after_step(
         state, RunProgress{step, t, dt, cfg.t_end, e0, next_output, grid_time, step_base});
   };
@@ -286,6 +309,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       next_output = (std::floor((t + tiny) / cfg.output_every) + 1) * cfg.output_every;
       Stopwatch io;
       lf.sync();
+      require_finite_state(p, t, step);
       const Diagnostics d = diagnostics(p);
       elog.row(step, t, dt, d, rel_err(d));
       const double w = wall.seconds();
@@ -305,6 +329,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.steps = step;
   res.time = t;
   lf.sync();
+  require_finite_state(p, t, step);
   res.final = diagnostics(p);
   res.rel_energy_error = rel_err(res.final);
   res.seconds["integrate"] += lf.integrate_seconds();
