@@ -17,7 +17,8 @@ int cmd_forces(int argc, char** argv) {
   cxxopts::Options o("hoshi forces",
                      "One force evaluation on the particles in INPUT, written as CSV with header "
                      "id,ax,ay,az,pot in input order (G included: the file's, as hoshi records "
-                     "it, unless -G is given; pot excludes the self term). The relative "
+                     "it, unless -G is given; the softening and kernel likewise, else 0; pot "
+                     "excludes the self term). The relative "
                      "criterion takes |a_old| from the file's accelerations when it has them, "
                      "else from a barnes94 pass.");
   o.positional_help("INPUT --out FILE.csv");
@@ -55,6 +56,17 @@ int cmd_forces(int argc, char** argv) {
   // ratio of the two).
   const double file_G = io::snapshot_G(meta);
   if (!given_G(r)) cfg.G = file_G;
+  // The softening and kernel the run recorded, unless --softening is given, as accuracy and
+  // analyze --bound take them (forces took the file's G but eps 0: a run's snapshot got
+  // unsoftened forces unless its --softening was passed again).
+  const std::string& input = r["input"].as<std::string>();
+  if (const std::string said = take_recorded_softening(r, meta.parameters, input, cfg);
+      !said.empty())
+    std::cerr << "hoshi forces: note: the softening " << input << " records: " << said
+              << "; --softening overrides)\n";
+  else if (!r.count("softening"))
+    std::cerr << "hoshi forces: note: " << input
+              << " records no softening: the forces are unsoftened (--softening sets one)\n";
   if (cfg.G != file_G && file_G > 0)
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;
