@@ -1026,6 +1026,36 @@ TEST(Cli, ACriterionErrorListsAuto) {
       << r.err;
 }
 
+// forces takes the softening a run's snapshot records (it took the file's G but eps 0: a run's
+// forces came out unsoftened unless its --softening was typed again), and says so.
+TEST(Cli, ForcesTakeTheSofteningTheFileRecords) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("run -n 100 --softening 0.05 --solver direct --dt 0.0625 --t-end 0.0625 "
+                  "--snapshot-every 1 --quiet --out " +
+                      (d / "r").string(),
+                  d)
+                .status,
+            0);
+  const std::string snap = (d / "r" / "snapshot_000.hdf5").string();
+  const auto forces = [&](const std::string& name, const std::string& extra) {
+    const Result r =
+        hoshi("forces " + snap + " --solver direct --out " + (d / name).string() + extra, d);
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::ifstream in(d / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return std::pair{text.str(), r.err};
+  };
+  const auto [recorded, note] = forces("a.csv", "");
+  EXPECT_NE(note.find("note: the softening " + snap +
+                      " records: 0.05 (plummer; --softening "
+                      "overrides)"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(recorded, forces("b.csv", " --softening 0.05").first);
+  EXPECT_NE(recorded, forces("c.csv", " --softening 0").first);
+}
+
 // analyze's table keeps a blank between columns when a value fills its column (radii of
 // 1e-110 ran into each other: "2.84839e-1117.48978e-111").
 TEST(Cli, AnalyzeColumnsStaySeparatedForWideValues) {
