@@ -29,10 +29,14 @@
 #   prefetching direct kernels' tests (GPU_CHECK_SANITIZE_SECONDS=120 bounds each of the four,
 #   and they share what is left of the budget once the timing's 45% is set aside).
 #   GPU_CHECK_SECONDS=300 the whole script's budget; GPU_CHECK_TEST_SECONDS=150 bounds each
-#   test binary.
+#   test binary (and the tests together, with their reruns, stop at the timing's reserve, 45% of
+#   the budget: later binaries are SKIPPED and the check fails).
+# A carried pack built from other sources than the ones carried with it is named in a WARNING
+# line (.gpu-pack/SOURCES against scripts/gpu-pack.sh --sources-hash).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build-gpu-check}
+case $build in /*) ;; *) build=$PWD/$build ;; esac  # an absolute BUILD_DIR as it is
 out_dir=${OUT:-$build}
 mkdir -p "$out_dir"
 log="$out_dir/gpu-check.log"
@@ -51,6 +55,11 @@ scripts/gpu-unpack.sh  # the carried pack travels as one archive
 if [ -x "$pack/bin/hoshi_gpu_bench" ]; then
   # Prebuilt by scripts/gpu-pack.sh and carried (the GPU machine cannot configure hoshi).
   stamp "using the carried $pack (commit $(cat $pack/COMMIT), needs $(cat $pack/GLIBC); $(ldd --version | head -1))"
+  # The pack runs instead of these sources: one built from others would test old code.
+  if [ -f "$pack/SOURCES" ] && [ "$(scripts/gpu-pack.sh --sources-hash)" != "$(cat "$pack/SOURCES")" ]; then
+    stamp "WARNING: $pack was built from other sources than these (run scripts/gpu-pack.sh" \
+      "again before the device call); its binaries run as they are"
+  fi
   export LD_LIBRARY_PATH="$PWD/$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   bin=$pack/bin
   ptxas_dir=$pack/ptxas
@@ -71,8 +80,8 @@ else
     exit 1
   }
   mkdir -p "$build/check-bin"
-  for t in $tests; do ln -sf "$PWD/$build/tests/$t" "$build/check-bin/$t"; done
-  ln -sf "$PWD/$build/gpu/hoshi_gpu_bench" "$build/check-bin/hoshi_gpu_bench"
+  for t in $tests; do ln -sf "$build/tests/$t" "$build/check-bin/$t"; done
+  ln -sf "$build/gpu/hoshi_gpu_bench" "$build/check-bin/hoshi_gpu_bench"
   bin=$build/check-bin
   ptxas_dir=$build/ptxas
 fi
@@ -96,10 +105,20 @@ for t in "$bin"/test_*; do
   # only their CUDA instances (named .../cuda_*) run here.
   filter=()
   case "$name" in test_gpu_* | test_cuda_*) ;; *) filter=(--gtest_filter='*cuda*') ;; esac
+  # Each binary's limit, and the whole phase's: what is left before the timing's reserve (45%
+  # of the budget), so that a hang in a path several binaries share cannot take the timing's
+  # time (each binary was bounded, the phase was not).
+  limit=$(($(left) - budget * 45 / 100))
+  [ "$limit" -le "${GPU_CHECK_TEST_SECONDS:-150}" ] || limit=${GPU_CHECK_TEST_SECONDS:-150}
+  if [ "$limit" -le 10 ]; then
+    test_status=1
+    echo "SKIPPED $name: the time budget (GPU_CHECK_SECONDS=$budget) leaves ${limit} s" |
+      tee -a "$log"
+    continue
+  fi
   rc=0
   started=$(date +%s)
-  timeout -k 10 "${GPU_CHECK_TEST_SECONDS:-150}" "$t" ${filter[@]+"${filter[@]}"} \
-    >"$tmp/$name.txt" 2>&1 || rc=$?
+  timeout -k 10 "$limit" "$t" ${filter[@]+"${filter[@]}"} >"$tmp/$name.txt" 2>&1 || rc=$?
   if [ "$rc" = 0 ]; then
     echo "PASS $name: $(grep -cE '^\[ +OK \]' "$tmp/$name.txt" || true) ok," \
       "$(grep -cE '^\[ +SKIPPED \] .*\(' "$tmp/$name.txt" || true) skipped" \
@@ -108,7 +127,7 @@ for t in "$bin"/test_*; do
     # A hung kernel (a warp waiting on a sync that never comes) would otherwise take the whole
     # command's time: the test that was running is named.
     test_status=1
-    echo "FAIL $name: TIMEOUT after ${GPU_CHECK_TEST_SECONDS:-150} s, in" \
+    echo "FAIL $name: TIMEOUT after $limit s, in" \
       "$(grep -E '^\[ RUN +\]' "$tmp/$name.txt" | tail -1 | sed 's/^\[ RUN *\] *//')" |
       tee -a "$log"
   else
@@ -119,7 +138,13 @@ for t in "$bin"/test_*; do
     # test alone to tell which fail by themselves.
     grep -E '^\[  FAILED  \] [^ ]+\.[^ ]+' "$tmp/$name.txt" | awk '{print $4}' | sed 's/,$//' |
       sort -u | head -20 | while read -r one; do
-      if "$t" --gtest_filter="$one" >"$tmp/one.txt" 2>&1; then
+      # Each rerun bounded too (a test that failed only for the poisoned context may hang
+      # alone), and none once the timing's reserve is reached.
+      again=$(($(left) - budget * 45 / 100))
+      [ "$again" -le 30 ] || again=30
+      if [ "$again" -le 5 ]; then
+        echo "  alone: SKIPPED $one (no time left before the timing)" | tee -a "$log"
+      elif timeout -k 5 "$again" "$t" --gtest_filter="$one" >"$tmp/one.txt" 2>&1; then
         echo "  alone: PASS $one" | tee -a "$log"
       else
         echo "  alone: FAIL $one" | tee -a "$log"

@@ -10,8 +10,21 @@
 # binaries' symbol versions; gpu-check.sh prints both).
 #
 # usage: scripts/gpu-pack.sh [BUILD_DIR]     (default build-gpu-pack)
+#        scripts/gpu-pack.sh --sources-hash   (prints the hash of the sources a pack is built
+#        from, .gpu-pack/SOURCES; gpu-check.sh compares it with the carried sources')
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The sources the binaries are built from, hashed by content (the device machine's copy of the
+# working tree may come without .git).
+sources_hash() {
+  find CMakeLists.txt src tree gpu io tests -type f \( -name '*.cpp' -o -name '*.hpp' -o \
+    -name '*.cu' -o -name '*.cuh' -o -name '*.h' -o -name CMakeLists.txt \) -print0 |
+    LC_ALL=C sort -z | xargs -0 sha1sum | sha1sum | cut -d' ' -f1
+}
+if [ "${1:-}" = --sources-hash ]; then
+  sources_hash
+  exit 0
+fi
 build=${1:-build-gpu-pack}
 pack=.gpu-pack
 # x86-64-v3 (AVX2): the GPU machine's host CPU is unknown here; -march=native would tie the
@@ -45,6 +58,7 @@ glibc=$(for f in "$pack"/bin/*; do objdump -T "$f" | grep -oE 'GLIBC_[0-9.]+'; d
 # The commit, with -dirty when the working tree differs from it (what was built).
 git describe --always --dirty --abbrev=40 >"$pack/COMMIT" 2>/dev/null || echo unknown >"$pack/COMMIT"
 echo "$glibc" >"$pack/GLIBC"
+sources_hash >"$pack/SOURCES"
 ls "$pack/bin" "$pack/lib"
 # The device tool carries at most 64 MiB with the working tree, and every binary holds the same
 # sm_90 device code (~6.6 MB): the pack travels as one xz archive (~10 MB, against ~106 MB),
