@@ -454,6 +454,25 @@ TEST(SolverScaling, TheDoubleReferenceIsSummedInUnitsOfTheSystem) {
   }
 }
 
+// The double reference takes the bulk as the length unit, as the float32 solvers do: with the
+// bounding box a sphere beside an escaper at 1e200 was summed in units of 2^665, where its own
+// pairs were 1e-200 apart and overflowed (a review's case). The escaper adds nothing to the
+// sphere's sums (its terms underflow to exactly 0), so they are the sphere's alone, bit for bit.
+TEST(SolverScaling, TheDoubleReferenceIsNotShrunkByAFarEscaper) {
+  const ParticleSet alone = make_plummer(400, 45);
+  ParticleSet with = alone;
+  with.push_back(1e200, 0, 0, 0, 0, 0, 1e-3, 99999);
+  std::vector<std::size_t> targets(alone.size());
+  for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = i;
+  ForceArrays a, b;
+  direct_reference(alone, 1.0, Softening::plummer, 0.01, targets, a);
+  direct_reference(with, 1.0, Softening::plummer, 0.01, targets, b);
+  EXPECT_EQ(a.ax, b.ax);
+  EXPECT_EQ(a.ay, b.ay);
+  EXPECT_EQ(a.az, b.az);
+  EXPECT_EQ(a.pot, b.pot);
+}
+
 // A pair far closer than the system's size (1e-120 in a system of size 1, unsoftened) leaves
 // double's range even so: the reference solver says so in one line instead of returning NaN
 // (a run continued on it and exited 0).

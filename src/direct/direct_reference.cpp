@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "core/set_size.hpp"
 #include "direct/direct.hpp"
 
 namespace hoshi {
@@ -26,24 +27,15 @@ void direct_reference(const ParticleSet& p, double G, Softening kernel, double e
   const std::size_t n = p.size();
   // Double's range holds the pair term m / r^3 only for r^3 between ~m 1e-308 and m 1e308: two
   // unit masses 1e-105 apart, or a Plummer sphere 1e110 in size, gave inf / NaN or 0 (the
-  // float32 solvers are rescaled for this, src/solver/solver.cpp). A set far from unit size
-  // (its bounding box, or the softening where that is larger) or mass is therefore summed with
+  // float32 solvers are rescaled for this, src/solver/solver.cpp). A set whose bulk (its 5-95%
+  // range, as the float32 solvers take it: one far escaper does not shrink the cluster; or the
+  // softening where that is larger) or total mass is far from 1 is therefore summed with
   // positions / 2^kL, masses / 2^kM and eps / 2^kL, and the results scaled back by
   // 2^(kM - 2 kL) (accelerations) and 2^(kM - kL) (potentials): powers of two, exact while
   // nothing leaves double's normal range, so the sums are those of the same system in units
   // where it is of order one.
-  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, mass = 0;
-  if (n > 0) {
-    lo[0] = hi[0] = p.x[0], lo[1] = hi[1] = p.y[0], lo[2] = hi[2] = p.z[0];
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    lo[0] = std::min(lo[0], p.x[j]), hi[0] = std::max(hi[0], p.x[j]);
-    lo[1] = std::min(lo[1], p.y[j]), hi[1] = std::max(hi[1], p.y[j]);
-    lo[2] = std::min(lo[2], p.z[j]), hi[2] = std::max(hi[2], p.z[j]);
-    mass += p.m[j];
-  }
-  const double size = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2], eps});
-  int kL = exponent_of(size), kM = exponent_of(mass);
+  const SetSize size = set_size(p);
+  int kL = exponent_of(std::max(size.bulk, eps)), kM = exponent_of(size.mass);
   if (std::abs(kL) <= kMaxUnscaled && std::abs(kM) <= kMaxUnscaled) kL = kM = 0;
   std::vector<double> sx, sy, sz, sm;  // the rescaled set, where one is needed
   const double *x = p.x.data(), *y = p.y.data(), *z = p.z.data(), *m = p.m.data();

@@ -9,6 +9,7 @@
 #include "core/bounds.hpp"
 #include "core/checks.hpp"
 #include "core/number_text.hpp"
+#include "core/set_size.hpp"
 #include "direct/direct.hpp"
 #include "tree/tree_solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
@@ -41,8 +42,9 @@ class DirectCpuSolver final : public GravitySolver {
           std::ostringstream m;
           m << "direct float64 reference: non-finite force on particle id " << p.id[i]
             << " with softening " << c_.eps
-            << " (beyond double's range: a pair closer than 1e-100 of the system's size, or a "
-               "force above 1e308; use --softening > 0)";
+            << " (beyond double's range even in units of the system's size and mass: m / r^3 of "
+               "a pair some 1e-100 of that size apart, or a force above 1e308"
+            << (c_.eps == 0 ? "; use --softening > 0)" : ")");
           throw std::invalid_argument(m.str());
         }
     } else {
@@ -99,45 +101,6 @@ void validate(const SolverConfig& c) {
 }
 
 namespace {
-
-// What the rescaling needs: the bulk's size (the largest spread of a coordinate between the
-// 5th and 95th percentiles of an evenly strided sample of at most kSizeSample particles; for
-// fewer than 20 particles the sample's full extent), the largest side of the bounding box, the
-// total mass and the smallest nonzero mass.
-struct SetSize {
-  double bulk = 0, extent = 0, mass = 0, min_mass = 0;
-};
-constexpr std::size_t kSizeSample = 4096;
-
-SetSize set_size(const ParticleSet& p) {
-  SetSize s;
-  const std::size_t n = p.size();
-  if (n == 0) return s;
-  const Box box = bounding_box(p);
-  s.extent = std::max({box.hi[0] - box.lo[0], box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]});
-  double min_mass = HUGE_VAL;
-  for (double m : p.m) {
-    s.mass += m;
-    if (m > 0) min_mass = std::min(min_mass, m);
-  }
-  s.min_mass = min_mass < HUGE_VAL ? min_mass : 0;
-  const std::size_t stride = (n + kSizeSample - 1) / kSizeSample;
-  std::vector<double> v;
-  v.reserve(kSizeSample);
-  for (const std::vector<double>* c : {&p.x, &p.y, &p.z}) {
-    v.clear();
-    for (std::size_t i = 0; i < n; i += stride) v.push_back((*c)[i]);
-    const std::size_t k = v.size();
-    const std::size_t lo = k / 20, hi = k - 1 - k / 20;
-    std::nth_element(v.begin(), v.begin() + lo, v.end());
-    const double low = v[lo];
-    std::nth_element(v.begin() + lo, v.begin() + hi, v.end());
-    s.bulk = std::max(s.bulk, v[hi] - low);
-  }
-  // Coincident bulk (all sampled particles at one point): the box.
-  if (!(s.bulk > 0)) s.bulk = s.extent;
-  return s;
-}
 
 ScaleExponents exponents_of(const SetSize& s) {
   const auto exponent = [](double v) {
