@@ -836,6 +836,8 @@ TEST(Cli, OptionErrorsAreOneLineAndNameTheOption) {
       {"run --softenin 0.1", "did you mean --softening?"},
       {"ic -o " + x, "hoshi ic: error: unknown option -o (see --help)"},
       {"run --zzzzzz 1", "unknown option --zzzzzz (see --help)"},  // nothing near it
+      {"run --G 2", "malformed option --G; did you mean -G? (see --help)"},
+      {"run -dt 1", "unknown option -d (in -dt; did you mean --dt?) (see --help)"},
       {"run --dt", "hoshi run: error: option --dt needs a value"},
       {"ic --out", "option --out needs a value"},
       {"run --overwrite=x", "option --overwrite: value 'x' is not valid (a flag takes no value"},

@@ -11,6 +11,7 @@
 // exactly the tree that build_tree makes, so the device walk sees the CPU solver's tree.
 // Runs without a GPU.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -169,29 +170,40 @@ TEST(StepperHostBuild, CoincidenceCheckOnSortedArraysNamesTheIds) {
     }
   }
 
-  // A crowd of 80 at one point (a run of equal keys longer than 32, sorted by position), in
-  // the middle of the set where the chunks of two threads meet: two of its ids are named.
-  ParticleSet crowd = make_plummer(200000, 53);
-  for (std::size_t i = 0; i < 80; ++i) {
-    crowd.x[i] = crowd.x[100000];
-    crowd.y[i] = crowd.y[100000];
-    crowd.z[i] = crowd.z[100000];
+  // A crowd of 80 at one point (a run of equal keys longer than 32, sorted by position) across
+  // the middle of the sorted set, where the chunks of two threads meet: the 80 particles around
+  // sorted place n / 2 moved onto the one there. Two of its ids are named, on two threads.
+  const std::size_t n = 200000, mid = n / 2;
+  ParticleSet crowd = make_plummer(n, 53);
+  sorted(crowd, keys, order, x, y, z);
+  const std::size_t at = order[mid];
+  std::vector<std::size_t> members;
+  for (std::size_t j = mid - 40; j < mid + 40; ++j) members.push_back(order[j]);
+  for (const std::size_t i : members) {
+    crowd.x[i] = crowd.x[at];
+    crowd.y[i] = crowd.y[at];
+    crowd.z[i] = crowd.z[at];
   }
   sorted(crowd, keys, order, x, y, z);
+  ASSERT_EQ(keys[mid - 30], keys[mid + 30]);  // one run across the middle
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
   try {
     require_no_coincident(keys.data(), order.data(), x.data(), y.data(), z.data(), crowd.size(),
                           crowd.id.data());
     ADD_FAILURE() << "a crowd of coincident particles passed the check";
   } catch (const std::invalid_argument& e) {
-    unsigned long long a = 0, b = 0;
-    ASSERT_EQ(std::sscanf(e.what(), "particles with ids %llu and %llu", &a, &b), 2) << e.what();
+    unsigned long long first = 0, second = 0;
+    ASSERT_EQ(std::sscanf(e.what(), "particles with ids %llu and %llu", &first, &second), 2)
+        << e.what();
     const auto in_crowd = [&](unsigned long long id) {
-      for (std::size_t i = 0; i < 80; ++i)
+      for (const std::size_t i : members)
         if (crowd.id[i] == id) return true;
-      return crowd.id[100000] == id;
+      return false;
     };
-    EXPECT_TRUE(in_crowd(a) && in_crowd(b) && a < b) << e.what();
+    EXPECT_TRUE(in_crowd(first) && in_crowd(second) && first < second) << e.what();
   }
+  omp_set_num_threads(threads);
 }
 
 // The stepper copies each step's nodes into pinned memory with parallel_copy: every byte

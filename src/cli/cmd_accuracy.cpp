@@ -60,7 +60,9 @@ int cmd_accuracy(int argc, char** argv) {
   add_ic_options(o, "100000");
   // Without --solver and --precision: the float32 tree is measured, against the double direct
   // sum (they were listed, and any value was refused).
-  add_solver_options(o, "0", /*choose_solver=*/false);
+  add_solver_options(o, "0", /*choose_solver=*/false,
+                     "; with --ic FILE the default is the softening and kernel the file records "
+                     "(a hoshi run's), else 0");
   add_threads_option(o);
   // Said why, rather than cxxopts's "does not exist".
   for (int i = 1; i < argc; ++i)

@@ -27,7 +27,9 @@ int cmd_forces(int argc, char** argv) {
       "particle file: HDF5, tipsy, Gadget binary or CSV (header id,x,y,z,vx,vy,vz,m, any order)",
       cxxopts::value<std::string>())("out", "output CSV file", cxxopts::value<std::string>())(
       "overwrite", "replace an existing output file");
-  add_solver_options(o);
+  add_solver_options(o, "0", true,
+                     "; the default is the softening and kernel INPUT records (a hoshi run's), "
+                     "else 0");
   add_threads_option(o);
   o.parse_positional({"input"});
   auto r = parse_options(o, argc, argv);

@@ -54,16 +54,28 @@ std::string quoted(const std::string& msg, int k) {
   }
 }
 
-// The long option nearest to a mistyped name (--thetaa: theta), by the parameter files' rule
-// (io::nearest_key: at most a third of the name edited); "" when none is that near.
+// The option a mistyped name meant, as typed: one of that name with other dashes (--G: -G,
+// -dt: --dt), else the long option nearest to it by the parameter files' rule (--thetaa:
+// --theta; io::nearest_key: at most a third of the name edited); "" when none is that near.
 std::string closest_option(const cxxopts::Options& options, const std::string& name) {
   std::vector<std::string> names;
   for (const std::string& g : options.groups())
-    for (const auto& o : options.group_help(g).options)
+    for (const auto& o : options.group_help(g).options) {
+      if (o.s == name) return "-" + name;
       for (const std::string& l : o.l)
-        if (l != "input" && l != "snapshot" && l != "snapshots")  // positional slots
+        if (l != "input" && l != "snapshot" && l != "snapshots") {  // positional slots
+          if (l == name) return "--" + name;
           names.push_back(l);
-  return io::nearest_key(name, names);
+        }
+    }
+  const std::string near = io::nearest_key(name, names);
+  return near.empty() ? "" : "--" + near;
+}
+
+// "; did you mean --dt?" for a mistyped option, "" when nothing is near.
+std::string did_you_mean(const cxxopts::Options& options, const std::string& name) {
+  const std::string near = closest_option(options, name);
+  return near.empty() ? "" : "; did you mean " + near + "?";
 }
 
 }  // namespace
@@ -126,9 +138,27 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
     throw std::invalid_argument("value '" + value + "' is not valid (see --help)");
   } catch (const cxxopts::exceptions::no_such_option& e) {
     const std::string name = quoted(e.what(), 0);
-    const std::string near = closest_option(options, name);
-    throw std::invalid_argument("unknown option " + dashed(name) +
-                                (near.empty() ? "" : "; did you mean " + dashed(near) + "?") +
+    // A long option typed with one dash (-dt) reaches cxxopts as a group of short ones (-d -t):
+    // the argument it came from is named with the long option it meant.
+    if (name.size() == 1)
+      for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a.size() > 2 && a[0] == '-' && a[1] == name[0]) {
+          const std::string word = a.substr(1, a.find('=') - 1);
+          const std::string near = closest_option(options, word);
+          if (near.rfind("--", 0) == 0)
+            throw std::invalid_argument("unknown option " + dashed(name) + " (in " + a +
+                                        "; did you mean " + near + "?) (see --help)");
+        }
+      }
+    throw std::invalid_argument("unknown option " + dashed(name) + did_you_mean(options, name) +
+                                " (see --help)");
+  } catch (const cxxopts::exceptions::invalid_option_syntax& e) {
+    // --G, ---dt: an option with the wrong number of dashes.
+    const std::string text = quoted(e.what(), 0);
+    const std::string word = text.substr(std::min(text.find_first_not_of('-'), text.size()));
+    throw std::invalid_argument("malformed option " + text +
+                                did_you_mean(options, word.substr(0, word.find('='))) +
                                 " (see --help)");
   } catch (const cxxopts::exceptions::missing_argument& e) {
     throw std::invalid_argument("option " + dashed(quoted(e.what(), 0)) + " needs a value");
@@ -180,7 +210,8 @@ int integer(const cxxopts::ParseResult& r, const std::string& name) {
   return v;
 }
 
-void add_solver_options(cxxopts::Options& o, const std::string& default_eps, bool choose_solver) {
+void add_solver_options(cxxopts::Options& o, const std::string& default_eps, bool choose_solver,
+                        const std::string& softening_note) {
   if (choose_solver)
     o.add_options("force")(
         "solver",
@@ -189,7 +220,7 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
         cxxopts::value<std::string>()->default_value("auto"));
   o.add_options("force")("backend", "cpu, cuda or auto (cuda when a device is present)",
                          cxxopts::value<std::string>()->default_value("auto"))(
-      "softening", "softening length eps (Plummer-equivalent)",
+      "softening", "softening length eps (Plummer-equivalent)" + softening_note,
       cxxopts::value<std::string>()->default_value(default_eps))(
       "kernel",
       "softening kernel: plummer or spline (Gadget cubic spline, Newtonian beyond 2.8 eps)",

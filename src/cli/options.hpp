@@ -46,9 +46,10 @@ bool flag(const cxxopts::ParseResult& r, const std::string& name);
 // --solver --backend --softening --kernel --theta --criterion --order --alpha --n-leaf
 // --n-group --local-ratio --walk -G --precision. `default_eps` is the default of --softening;
 // without `choose_solver`, no --solver and --precision (a command that always runs the float32
-// tree: hoshi accuracy).
+// tree: hoshi accuracy). `softening_note` is added to --softening's help (where a file's
+// recorded softening is the default).
 void add_solver_options(cxxopts::Options& options, const std::string& default_eps = "0",
-                        bool choose_solver = true);
+                        bool choose_solver = true, const std::string& softening_note = "");
 SolverConfig solver_config(const cxxopts::ParseResult& r);
 
 // "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 2048)" when
