@@ -114,8 +114,7 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
     // cxxopts names the value but not the option. --seed and the flags are the only options
     // it parses itself (the others are read as text and checked by number()/integer()): name
-    // them. Matching the
-    // value text against every argument blamed --t-end 0.5 for --seed 0.5.
+    // them. Matching the value text against every argument blamed --t-end 0.5 for --seed 0.5.
     const std::string msg = e.what();
     for (int i = argc - 1; i >= 1; --i) {
       const std::string a = argv[i];
