@@ -3,6 +3,7 @@
 // the bulk's size, so that one far escaper does not shrink a cluster out of range.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 
 #include "core/particle_set.hpp"
@@ -18,5 +19,11 @@ struct SetSize {
 };
 inline constexpr std::size_t kSizeSample = 4096;
 SetSize set_size(const ParticleSet& p);
+
+// The exponent of the power of two nearest to v (log2 rounded); 0 for v <= 0 or not finite:
+// the unit a size or mass is rescaled by.
+inline int nearest_power_of_two(double v) {
+  return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
+}
 
 }  // namespace hoshi

@@ -11,11 +11,6 @@ namespace hoshi {
 
 namespace {
 
-// The power of two nearest above |v| (0 for v = 0 or not finite).
-int exponent_of(double v) {
-  return v > 0 && std::isfinite(v) ? std::ilogb(v) + 1 : 0;
-}
-
 // Sets more than 2^kMaxUnscaled from unit size or mass are summed in units of their size and
 // mass (below, exact); nearer ones as they are, so that their sums stay bit for bit.
 constexpr int kMaxUnscaled = 64;
@@ -35,7 +30,7 @@ void direct_reference(const ParticleSet& p, double G, Softening kernel, double e
   // nothing leaves double's normal range, so the sums are those of the same system in units
   // where it is of order one.
   const SetSize size = set_size(p);
-  int kL = exponent_of(std::max(size.bulk, eps)), kM = exponent_of(size.mass);
+  int kL = nearest_power_of_two(std::max(size.bulk, eps)), kM = nearest_power_of_two(size.mass);
   if (std::abs(kL) <= kMaxUnscaled && std::abs(kM) <= kMaxUnscaled) kL = kM = 0;
   std::vector<double> sx, sy, sz, sm;  // the rescaled set, where one is needed
   const double *x = p.x.data(), *y = p.y.data(), *z = p.z.data(), *m = p.m.data();

@@ -267,9 +267,11 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     LazyState(Stepper& l, ParticleSet& q) : lf(l), p(q) {}
     double t = 0;
     std::size_t step = 0;
+    std::optional<std::size_t> checked;  // the step whose state was found finite
     const ParticleSet& particles() override {
       lf.sync();  // snapshots, checkpoints, the progress line read the host state
-      require_finite_state(p, t, step);
+      if (checked != step) require_finite_state(p, t, step);  // once per step
+      checked = step;
       return p;
     }
   } state(lf, p);

@@ -103,9 +103,7 @@ void validate(const SolverConfig& c) {
 namespace {
 
 ScaleExponents exponents_of(const SetSize& s) {
-  const auto exponent = [](double v) {
-    return v > 0 && std::isfinite(v) ? static_cast<int>(std::lround(std::log2(v))) : 0;
-  };
+  const auto exponent = nearest_power_of_two;
   // How far past the unit the box may reach: a pair term m / r^3 of the lightest particle across
   // it must stay a normal float, 3 (extent - unit) <= 124 + log2(m_min / M) in the rescaled
   // units (masses / 2^k_mass), or log2(m_min) in the caller's for a set run as it is; from 0
