@@ -1056,6 +1056,16 @@ TEST(Cli, ForcesTakeTheSofteningTheFileRecords) {
       << note;
   EXPECT_EQ(recorded, forces("b.csv", " --softening 0.05").first);
   EXPECT_NE(recorded, forces("c.csv", " --softening 0").first);
+  // "auto", the default --help shows, given explicitly, is the recorded softening too.
+  EXPECT_EQ(recorded, forces("d.csv", " --softening auto").first);
+  // A run has no recorded softening to default to: "auto" is not a number there.
+  const Result run_auto =
+      hoshi("run -n 100 --softening auto --t-end 0.0625 --quiet --out " + (d / "r2").string(), d);
+  EXPECT_NE(run_auto.status, 0);
+  EXPECT_NE(run_auto.err.find("option --softening: value 'auto' is not a number"),
+            std::string::npos)
+      << run_auto.err;
+  EXPECT_FALSE(fs::exists(d / "r2"));
 }
 
 // analyze's table keeps a blank between columns when a value fills its column (radii of

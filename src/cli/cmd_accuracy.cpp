@@ -60,9 +60,9 @@ int cmd_accuracy(int argc, char** argv) {
   add_ic_options(o, "100000");
   // Without --solver and --precision: the float32 tree is measured, against the double direct
   // sum (they were listed, and any value was refused).
-  add_solver_options(o, "0", /*choose_solver=*/false,
-                     "; with --ic FILE the default is the softening and kernel the file records "
-                     "(a hoshi run's), else 0");
+  add_solver_options(o, "auto", /*choose_solver=*/false,
+                     "; auto: 0 for a model; with --ic FILE the softening and kernel the file "
+                     "records (a hoshi run's), else 0");
   add_threads_option(o);
   // Said why, rather than cxxopts's "does not exist".
   for (int i = 1; i < argc; ++i)
@@ -77,7 +77,7 @@ int cmd_accuracy(int argc, char** argv) {
   SolverConfig base;
   base.solver = SolverKind::tree;
   base.backend = parse_backend(r["backend"].as<std::string>());
-  base.eps = number(r, "softening");
+  base.eps = softening_option(r, /*softening_auto=*/true);
   base.softening = parse_softening(r["kernel"].as<std::string>());
   base.G = given_G(r).value_or(1.0);
   base.tree.n_leaf = integer(r, "n-leaf");
@@ -188,7 +188,7 @@ int cmd_accuracy(int argc, char** argv) {
         !said.empty())
       std::cerr << "hoshi accuracy: note: the softening " << ic << " records: " << said
                 << "; --softening overrides)\n";
-    else if (!r.count("softening"))  // the fallback to 0 went unsaid
+    else if (!softening_given(r))  // the fallback to 0 went unsaid
       std::cerr << "hoshi accuracy: note: " << ic
                 << " records no softening: the forces are unsoftened (--softening sets one)\n";
   }

@@ -170,11 +170,11 @@ int cmd_analyze(int argc, char** argv) {
       "analyse only particles with BEGIN <= id < END, given as BEGIN:END (e.g. one "
       "component of a galaxy model: halo, then disk, then bulge ids)",
       cxxopts::value<std::string>())(
-      "bound",
-      "compute the bound mass (iterative unbinding; uses --solver and --softening, whose "
-      "default is then the run's softening and kernel as the snapshot records them, else 0)")(
+      "bound", "compute the bound mass (iterative unbinding; uses --solver and --softening)")(
       "overwrite", "replace existing output files");
-  add_solver_options(o);
+  add_solver_options(o, "auto", true,
+                     "; auto: the run's softening and kernel as the snapshot records them, "
+                     "else 0");
   add_threads_option(o);
   o.parse_positional({"snapshots"});
   auto r = parse_options(o, argc, argv);
@@ -205,7 +205,7 @@ int cmd_analyze(int argc, char** argv) {
   const std::size_t bins = parse_size(r["bins"].as<std::string>(), "--bins");
   if (bins > 100000)  // more shells than most snapshots have particles (1e12 ran out of memory)
     throw std::invalid_argument("invalid --bins " + std::to_string(bins) + " (at most 100000)");
-  const SolverConfig cfg = solver_config(r);
+  const SolverConfig cfg = solver_config(r, /*softening_auto=*/true);
   apply_threads(r);
   Vec3 axis{0, 0, 1};
   const std::string axis_text = r["axis"].as<std::string>();
@@ -354,7 +354,7 @@ int cmd_analyze(int argc, char** argv) {
                                                     : path + " records: ")
                     << said << "; --softening overrides)\n";
         last_softening_note = said;
-      } else if (!r.count("softening")) {
+      } else if (!softening_given(r)) {
         without_eps.push_back(path);
       }
     }

@@ -27,9 +27,8 @@ int cmd_forces(int argc, char** argv) {
       "particle file: HDF5, tipsy, Gadget binary or CSV (header id,x,y,z,vx,vy,vz,m, any order)",
       cxxopts::value<std::string>())("out", "output CSV file", cxxopts::value<std::string>())(
       "overwrite", "replace an existing output file");
-  add_solver_options(o, "0", true,
-                     "; the default is the softening and kernel INPUT records (a hoshi run's), "
-                     "else 0");
+  add_solver_options(o, "auto", true,
+                     "; auto: the softening and kernel INPUT records (a hoshi run's), else 0");
   add_threads_option(o);
   o.parse_positional({"input"});
   auto r = parse_options(o, argc, argv);
@@ -45,7 +44,7 @@ int cmd_forces(int argc, char** argv) {
     throw std::invalid_argument("--out " + out +
                                 ": the forces are written as CSV (name the file *.csv)");
   require_new_output(out, flag(r, "overwrite"), "--out", {r["input"].as<std::string>()});
-  SolverConfig cfg = solver_config(r);
+  SolverConfig cfg = solver_config(r, /*softening_auto=*/true);
   apply_threads(r);
   io::LoadedSnapshot meta;
   ParticleSet p = io::read_particles(r["input"].as<std::string>(), &meta);
@@ -66,7 +65,7 @@ int cmd_forces(int argc, char** argv) {
       !said.empty())
     std::cerr << "hoshi forces: note: the softening " << input << " records: " << said
               << "; --softening overrides)\n";
-  else if (!r.count("softening"))
+  else if (!softening_given(r))
     std::cerr << "hoshi forces: note: " << input
               << " records no softening: the forces are unsoftened (--softening sets one)\n";
   if (cfg.G != file_G && file_G > 0)

@@ -287,12 +287,21 @@ std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfi
          ")";
 }
 
-SolverConfig solver_config(const cxxopts::ParseResult& r) {
+double softening_option(const cxxopts::ParseResult& r, bool softening_auto) {
+  if (softening_auto && r["softening"].as<std::string>() == "auto") return 0.0;
+  return number(r, "softening");
+}
+
+bool softening_given(const cxxopts::ParseResult& r) {
+  return r.count("softening") > 0 && r["softening"].as<std::string>() != "auto";
+}
+
+SolverConfig solver_config(const cxxopts::ParseResult& r, bool softening_auto) {
   SolverConfig c;
   c.solver = parse_solver_kind(r["solver"].as<std::string>());
   c.backend = parse_backend(r["backend"].as<std::string>());
   c.precision = parse_precision(r["precision"].as<std::string>());
-  c.eps = number(r, "softening");
+  c.eps = softening_option(r, softening_auto);
   c.softening = parse_softening(r["kernel"].as<std::string>());
   c.G = given_G(r).value_or(1.0);
   const std::string walk = r["walk"].as<std::string>();
@@ -547,7 +556,7 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
 
 std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
                                     const std::string& path, SolverConfig& c) {
-  if (r.count("softening")) return "";
+  if (softening_given(r)) return "";
   const io::ParamValue* e = io::find_param(params, "softening");
   const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt;
   if (!eps) return "";

@@ -44,13 +44,20 @@ int integer(const cxxopts::ParseResult& r, const std::string& name);
 bool flag(const cxxopts::ParseResult& r, const std::string& name);
 
 // --solver --backend --softening --kernel --theta --criterion --order --alpha --n-leaf
-// --n-group --local-ratio --walk -G --precision. `default_eps` is the default of --softening;
-// without `choose_solver`, no --solver and --precision (a command that always runs the float32
-// tree: hoshi accuracy). `softening_note` is added to --softening's help (where a file's
-// recorded softening is the default).
+// --n-group --local-ratio --walk -G --precision. `default_eps` is the default of --softening:
+// a number, or "auto" where a file's recorded softening is the default (forces, accuracy,
+// analyze --bound), described by `softening_note`; without `choose_solver`, no --solver and
+// --precision (a command that always runs the float32 tree: hoshi accuracy).
 void add_solver_options(cxxopts::Options& options, const std::string& default_eps = "0",
                         bool choose_solver = true, const std::string& softening_note = "");
-SolverConfig solver_config(const cxxopts::ParseResult& r);
+// `softening_auto`: --softening accepts "auto" (read as 0 here, for take_recorded_softening
+// to replace); elsewhere "auto" is refused as not a number.
+SolverConfig solver_config(const cxxopts::ParseResult& r, bool softening_auto = false);
+
+// --softening as a number; "auto" (where `softening_auto`) is 0.
+double softening_option(const cxxopts::ParseResult& r, bool softening_auto);
+// Whether --softening was given as a number (not "auto", not left to its default).
+bool softening_given(const cxxopts::ParseResult& r);
 
 // "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 2048)" when
 // tree options were given (not "auto") but `c` sums N particles directly; else "".
