@@ -23,6 +23,7 @@
 
 #include "core/bounds.hpp"
 #include "core/checks.hpp"
+#include "core/parallel_errors.hpp"
 #include "direct/direct.hpp"
 #include "direct/simd.hpp"
 #include "tree/octree.hpp"
@@ -251,87 +252,94 @@ void direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& o
   const auto chunks = target_chunks(p, eps);
   for (auto* v : {&out.ax, &out.ay, &out.az, &out.pot}) v->assign(n, 0.0f);
   const auto nchunks = static_cast<std::ptrdiff_t>(chunks.size());
+  // A failed allocation (the buffers, the medians' scratch) is rethrown after the region, not
+  // left to end the program inside it.
+  ParallelErrors errors;
   // Below n = 256 thread start-up costs more than it saves.
 #pragma omp parallel if (n > 256)
   {
-    std::vector<float> sx(kTile), sy(kTile), sz(kTile), sm(kTile);
-    std::vector<float> tx(kChunk), ty(kChunk), tz(kChunk);
-    std::vector<float> ax(kChunk), ay(kChunk), az(kChunk), pot(kChunk);
+    std::vector<float> sx, sy, sz, sm, tx, ty, tz, ax, ay, az, pot;
     std::vector<double> scratch;
+    errors.run([&] {
+      for (auto* v : {&sx, &sy, &sz, &sm}) v->resize(kTile);
+      for (auto* v : {&tx, &ty, &tz, &ax, &ay, &az, &pot}) v->resize(kChunk);
+    });
     // Dynamic chunks: a thread that loses its core to another process does not hold up the
     // rest.
 #pragma omp for schedule(dynamic, 1)
-    for (std::ptrdiff_t c = 0; c < nchunks; ++c) {
-      const auto [i_begin, i_end] = chunks[static_cast<std::size_t>(c)];
-      const double cx = median(p.x, i_begin, i_end, scratch);
-      const double cy = median(p.y, i_begin, i_end, scratch);
-      const double cz = median(p.z, i_begin, i_end, scratch);
-      for (std::size_t k = 0; k < kChunk; ++k) {  // padding: the centre, results unused
-        const std::size_t i = i_begin + k;
-        tx[k] = i < i_end ? static_cast<float>(p.x[i] - cx) : 0.0f;
-        ty[k] = i < i_end ? static_cast<float>(p.y[i] - cy) : 0.0f;
-        tz[k] = i < i_end ? static_cast<float>(p.z[i] - cz) : 0.0f;
-        ax[k] = ay[k] = az[k] = pot[k] = 0.0f;
-      }
-      for (std::size_t s0 = 0; s0 < n; s0 += kTile) {
-        const std::size_t s1 = std::min(n, s0 + kTile);
-        {
-          const double* __restrict__ x = p.x.data() + s0;
-          const double* __restrict__ y = p.y.data() + s0;
-          const double* __restrict__ z = p.z.data() + s0;
-          float* __restrict__ fx = sx.data();
-          float* __restrict__ fy = sy.data();
-          float* __restrict__ fz = sz.data();
-          const auto count = static_cast<std::ptrdiff_t>(s1 - s0);
+    for (std::ptrdiff_t c = 0; c < nchunks; ++c)
+      errors.run([&] {
+        const auto [i_begin, i_end] = chunks[static_cast<std::size_t>(c)];
+        const double cx = median(p.x, i_begin, i_end, scratch);
+        const double cy = median(p.y, i_begin, i_end, scratch);
+        const double cz = median(p.z, i_begin, i_end, scratch);
+        for (std::size_t k = 0; k < kChunk; ++k) {  // padding: the centre, results unused
+          const std::size_t i = i_begin + k;
+          tx[k] = i < i_end ? static_cast<float>(p.x[i] - cx) : 0.0f;
+          ty[k] = i < i_end ? static_cast<float>(p.y[i] - cy) : 0.0f;
+          tz[k] = i < i_end ? static_cast<float>(p.z[i] - cz) : 0.0f;
+          ax[k] = ay[k] = az[k] = pot[k] = 0.0f;
+        }
+        for (std::size_t s0 = 0; s0 < n; s0 += kTile) {
+          const std::size_t s1 = std::min(n, s0 + kTile);
+          {
+            const double* __restrict__ x = p.x.data() + s0;
+            const double* __restrict__ y = p.y.data() + s0;
+            const double* __restrict__ z = p.z.data() + s0;
+            float* __restrict__ fx = sx.data();
+            float* __restrict__ fy = sy.data();
+            float* __restrict__ fz = sz.data();
+            const auto count = static_cast<std::ptrdiff_t>(s1 - s0);
 #pragma omp simd
-          for (std::ptrdiff_t j = 0; j < count; ++j) {
-            fx[j] = static_cast<float>(x[j] - cx);
-            fy[j] = static_cast<float>(y[j] - cy);
-            fz[j] = static_cast<float>(z[j] - cz);
+            for (std::ptrdiff_t j = 0; j < count; ++j) {
+              fx[j] = static_cast<float>(x[j] - cx);
+              fy[j] = static_cast<float>(y[j] - cy);
+              fz[j] = static_cast<float>(z[j] - cz);
+            }
+            std::copy(p.m.begin() + static_cast<std::ptrdiff_t>(s0),
+                      p.m.begin() + static_cast<std::ptrdiff_t>(s1), sm.begin());
           }
-          std::copy(p.m.begin() + static_cast<std::ptrdiff_t>(s0),
-                    p.m.begin() + static_cast<std::ptrdiff_t>(s1), sm.begin());
-        }
-        const FloatSources src{sx.data(), sy.data(), sz.data(), sm.data(), s1 - s0};
-        const auto ns = static_cast<std::ptrdiff_t>(s1 - s0);
-        for (std::size_t k0 = 0; i_begin + k0 < i_end; k0 += kGroup) {
-          // A chunk's last group with fewer targets runs with as many registers as they fill.
-          const std::size_t regs = std::min<std::size_t>(
-              kRegs, (i_end - i_begin - k0 + kWidth - 1) / static_cast<std::size_t>(kWidth));
-          auto run = [&](const auto& valid, std::ptrdiff_t j0, std::ptrdiff_t j1) {
-            if (j0 >= j1) return;
-            auto group = [&](auto r) {
-              target_group<decltype(r)::value, true>(kern, valid, &tx[k0], &ty[k0], &tz[k0],
-                                                     &ax[k0], &ay[k0], &az[k0], &pot[k0], src, j0,
-                                                     j1);
+          const FloatSources src{sx.data(), sy.data(), sz.data(), sm.data(), s1 - s0};
+          const auto ns = static_cast<std::ptrdiff_t>(s1 - s0);
+          for (std::size_t k0 = 0; i_begin + k0 < i_end; k0 += kGroup) {
+            // A chunk's last group with fewer targets runs with as many registers as they fill.
+            const std::size_t regs = std::min<std::size_t>(
+                kRegs, (i_end - i_begin - k0 + kWidth - 1) / static_cast<std::size_t>(kWidth));
+            auto run = [&](const auto& valid, std::ptrdiff_t j0, std::ptrdiff_t j1) {
+              if (j0 >= j1) return;
+              auto group = [&](auto r) {
+                target_group<decltype(r)::value, true>(kern, valid, &tx[k0], &ty[k0], &tz[k0],
+                                                       &ax[k0], &ay[k0], &az[k0], &pot[k0], src, j0,
+                                                       j1);
+              };
+              if (regs >= kRegs)
+                group(std::integral_constant<int, kRegs>{});
+              else if (regs == 2)
+                group(std::integral_constant<int, 2>{});
+              else
+                group(std::integral_constant<int, 1>{});
             };
-            if (regs >= kRegs)
-              group(std::integral_constant<int, kRegs>{});
-            else if (regs == 2)
-              group(std::integral_constant<int, 2>{});
-            else
-              group(std::integral_constant<int, 1>{});
-          };
-          {  // tile-local source indices: global j - s0
-            const auto b =
-                static_cast<std::ptrdiff_t>(i_begin + k0) - static_cast<std::ptrdiff_t>(s0);
-            const std::ptrdiff_t d0 = std::clamp<std::ptrdiff_t>(b, 0, ns);
-            const std::ptrdiff_t d1 =
-                std::clamp<std::ptrdiff_t>(b + static_cast<std::ptrdiff_t>(kGroup), 0, ns);
-            run(NoMask{}, 0, d0);
-            run(SkipSelf{b}, d0, d1);
-            run(NoMask{}, d1, ns);
+            {  // tile-local source indices: global j - s0
+              const auto b =
+                  static_cast<std::ptrdiff_t>(i_begin + k0) - static_cast<std::ptrdiff_t>(s0);
+              const std::ptrdiff_t d0 = std::clamp<std::ptrdiff_t>(b, 0, ns);
+              const std::ptrdiff_t d1 =
+                  std::clamp<std::ptrdiff_t>(b + static_cast<std::ptrdiff_t>(kGroup), 0, ns);
+              run(NoMask{}, 0, d0);
+              run(SkipSelf{b}, d0, d1);
+              run(NoMask{}, d1, ns);
+            }
           }
         }
-      }
-      for (std::size_t i = i_begin; i < i_end; ++i) {
-        out.ax[i] = ax[i - i_begin];
-        out.ay[i] = ay[i - i_begin];
-        out.az[i] = az[i - i_begin];
-        out.pot[i] = pot[i - i_begin];
-      }
-    }
+        for (std::size_t i = i_begin; i < i_end; ++i) {
+          out.ax[i] = ax[i - i_begin];
+          out.ay[i] = ay[i - i_begin];
+          out.az[i] = az[i - i_begin];
+          out.pot[i] = pot[i - i_begin];
+        }
+      });
   }
+  errors.rethrow();
 }
 
 template <class Kernel, class Valid>
