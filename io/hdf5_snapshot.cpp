@@ -311,7 +311,20 @@ std::string read_attr_string(hid_t loc, const char* name) {
   Handle attr(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose);
   if (!attr.valid()) return {};
   Handle type(H5Aget_type(attr.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) > 0) return {};
+  if (H5Tget_class(type.get()) != H5T_STRING) return {};
+  if (H5Tis_variable_str(type.get()) > 0) {  // h5py's str, read as a C string (one of them)
+    Handle space(H5Aget_space(attr.get()), H5Sclose);
+    if (H5Sget_simple_extent_npoints(space.get()) != 1) return {};
+    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    char* text = nullptr;
+    if (H5Tset_size(mem.get(), H5T_VARIABLE) < 0 ||
+        H5Tset_cset(mem.get(), H5Tget_cset(type.get())) < 0 ||  // h5py's are UTF-8
+        H5Aread(attr.get(), mem.get(), &text) < 0)
+      return {};
+    std::string v = text ? std::string(text, strnlen(text, 4096)) : std::string();
+    H5free_memory(text);
+    return v;
+  }
   const std::size_t size = H5Tget_size(type.get());
   if (size == 0 || size > 4096) return {};
   std::string buf(size, '\0');
@@ -321,6 +334,36 @@ std::string read_attr_string(hid_t loc, const char* name) {
 
 bool has_link(hid_t loc, const std::string& name) {
   return H5Lexists(loc, name.c_str(), H5P_DEFAULT) > 0;
+}
+
+// Checks that dataset `field` (`space`) has n rows of ncol columns (the header count); returns
+// its rank.
+int require_shape(hid_t space, const std::string& field, hsize_t ncol, std::uint64_t n,
+                  const std::string& file) {
+  const int rank = H5Sget_simple_extent_ndims(space);
+  hsize_t dims[2] = {0, 0};
+  if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space, dims, nullptr) < 0)
+    throw_bad_field(file, field, "rank " + std::to_string(rank), "expected a 1-d or 2-d array");
+  const hsize_t cols = rank == 2 ? dims[1] : 1;
+  if (cols != ncol)
+    throw_bad_field(file, field, std::to_string(dims[0]) + "x" + std::to_string(cols),
+                    "expected " + std::to_string(ncol) + " column(s)");
+  if (dims[0] != n)
+    throw_bad_field(file, field, dims[0],
+                    "length differs from the header count NumPart_ThisFile = " + std::to_string(n));
+  return rank;
+}
+
+// The shape check of read_columns alone, for a dataset of `group` (where present), before the
+// particles' arrays are sized from the header: a 6 KB file whose header claimed 3e8 particles
+// of four stored rows took ~30 GB before read_columns found the mismatch.
+void require_dataset_shape(hid_t group, const std::string& gname, const std::string& name,
+                           hsize_t ncol, std::uint64_t n, const std::string& file) {
+  if (!has_link(group, name)) return;
+  Handle dset(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!dset.valid()) throw_bad_field(file, gname + "/" + name, "missing", "dataset not found");
+  Handle space(H5Dget_space(dset.get()), H5Sclose);
+  require_shape(space.get(), gname + "/" + name, ncol, n, file);
 }
 
 // Reads dataset `name` of `group` (n rows of outs.size() columns; any numeric type converted
@@ -335,17 +378,7 @@ void read_columns(hid_t group, const std::string& gname, const std::string& name
   Handle dset(H5Dopen2(group, name.c_str(), H5P_DEFAULT), H5Dclose);
   if (!dset.valid()) throw_bad_field(file, field, "missing", "dataset not found");
   Handle space(H5Dget_space(dset.get()), H5Sclose);
-  const int rank = H5Sget_simple_extent_ndims(space.get());
-  hsize_t dims[2] = {0, 0};
-  if (rank < 1 || rank > 2 || H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0)
-    throw_bad_field(file, field, "rank " + std::to_string(rank), "expected a 1-d or 2-d array");
-  const hsize_t cols = rank == 2 ? dims[1] : 1;
-  if (cols != ncol)
-    throw_bad_field(file, field, std::to_string(dims[0]) + "x" + std::to_string(cols),
-                    "expected " + std::to_string(ncol) + " column(s)");
-  if (dims[0] != n)
-    throw_bad_field(file, field, dims[0],
-                    "length differs from the header count NumPart_ThisFile = " + std::to_string(n));
+  const int rank = require_shape(space.get(), field, ncol, n, file);
   Handle type(H5Dget_type(dset.get()), H5Tclose);
   const H5T_class_t cls = H5Tget_class(type.get());
   if (cls != H5T_INTEGER && cls != H5T_FLOAT)
@@ -573,6 +606,15 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
                       "group not found although NumPart_ThisFile[" + std::to_string(t) +
                           "] = " + std::to_string(n));
     Handle g(H5Gopen2(f.get(), gname.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!has_link(g.get(), "Coordinates"))
+      throw_bad_field(file, gname + "/Coordinates", "missing", "dataset not found");
+    for (const auto& [name, ncol] : {std::pair<const char*, hsize_t>{"Coordinates", 3},
+                                     {"Velocities", 3},
+                                     {"ParticleIDs", 1},
+                                     {"Masses", 1},
+                                     {"Potential", 1},
+                                     {"Acceleration", 3}})
+      require_dataset_shape(g.get(), gname, name, ncol, n, file);
     ParticleSet& p = out.particles;
     const std::size_t base = p.size();
     p.resize(base + n);  // zero accelerations and potentials unless the file has them
@@ -624,10 +666,6 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
 }
 
 }  // namespace
-
-bool hdf5_files_left_open() {
-  return H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) > 0;
-}
 
 bool is_hdf5_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -94,20 +94,28 @@ inline void remove_hdf5_attribute(const std::string& path, const char* group, co
 }
 
 // Replaces (or creates) the attribute `name` of `group` with a fixed-length string, as hoshi
-// writes its string parameters: an earlier version's or another code's value.
+// writes its string parameters: an earlier version's or another code's value; or, with
+// `variable_length`, a variable-length UTF-8 string, as h5py writes a Python str.
 inline void set_hdf5_string(const std::string& path, const char* group, const char* name,
-                            const std::string& value) {
+                            const std::string& value, bool variable_length = false) {
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   ASSERT_GE(f, 0) << path;
   const hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
   ASSERT_GE(g, 0) << path << " " << group;
   if (H5Aexists(g, name) > 0) H5Adelete(g, name);
   const hid_t t = H5Tcopy(H5T_C_S1);
-  H5Tset_size(t, value.size() + 1);
-  H5Tset_strpad(t, H5T_STR_NULLTERM);
+  if (variable_length) {
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+  } else {
+    H5Tset_size(t, value.size() + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+  }
   const hid_t s = H5Screate(H5S_SCALAR);
   const hid_t a = H5Acreate2(g, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
-  EXPECT_GE(H5Awrite(a, t, value.c_str()), 0) << path << " " << name;
+  const char* text = value.c_str();
+  EXPECT_GE(variable_length ? H5Awrite(a, t, &text) : H5Awrite(a, t, text), 0)
+      << path << " " << name;
   H5Aclose(a);
   H5Sclose(s);
   H5Tclose(t);

@@ -385,6 +385,32 @@ TEST(BadHdf5, HeaderCountMismatch) {
   expect_error(path, {"Header/NumPart_Total[1]", "10"});
 }
 
+// A header that claims far more particles than the datasets hold is refused before the
+// particles' arrays are sized from it: a 6 KB file claiming 3e8 took ~30 GB of memory, one
+// claiming 2^40 failed with std::bad_alloc ("out of memory") instead of naming the field.
+TEST(BadHdf5, HeaderCountFarAboveTheRowsIsRefusedBeforeAllocating) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  const std::uint64_t n = std::uint64_t{1} << 40;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t h = H5Gopen2(f, "Header", H5P_DEFAULT);
+  const auto set = [&](const char* name, hid_t type, const void* values) {
+    const hid_t a = H5Aopen(h, name, H5P_DEFAULT);
+    EXPECT_GE(H5Awrite(a, type, values), 0) << name;
+    H5Aclose(a);
+  };
+  const std::int64_t this_file[6] = {0, static_cast<std::int64_t>(n), 0, 0, 0, 0};
+  const std::uint32_t total[6] = {0, static_cast<std::uint32_t>(n & 0xffffffffu), 0, 0, 0, 0};
+  const std::uint32_t high[6] = {0, static_cast<std::uint32_t>(n >> 32), 0, 0, 0, 0};
+  set("NumPart_ThisFile", H5T_NATIVE_INT64, this_file);
+  set("NumPart_Total", H5T_NATIVE_UINT32, total);
+  set("NumPart_Total_HighWord", H5T_NATIVE_UINT32, high);
+  H5Gclose(h);
+  H5Fclose(f);
+  expect_error(path, {"PartType1/Coordinates", "value 8",
+                      "header count NumPart_ThisFile = " + std::to_string(n)});
+}
+
 // A unit of 0 collapsed every position (exit 0); a negative one was reported as a bad mass.
 TEST(BadHdf5, UnitsMustBePositiveAndFinite) {
   for (double bad : {0.0, -1.0, std::nan("")}) {

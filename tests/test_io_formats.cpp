@@ -96,6 +96,21 @@ TEST(IoHdf5, RoundTripIsExact) {
   EXPECT_EQ(std::get<std::int64_t>(*find_param(d.info.parameters, "n")), 100);
 }
 
+// A variable-length string parameter (h5py's Python str, UTF-8) is read as written; it was
+// read as "" (a file's kernel 'spline' was reported as "value ''", and a conversion blanked it).
+TEST(IoHdf5, VariableLengthStringParametersAreRead) {
+  ScratchDir dir("h5");
+  const std::string path = dir.file("s.hdf5");
+  write_hdf5_snapshot(path, test::sample_particles(10), sample_info(units_galaxy()));
+  test::set_hdf5_string(path, "Parameters", "kernel", "spline", /*variable_length=*/true);
+  test::set_hdf5_string(path, "Parameters", "solver", "direct", /*variable_length=*/true);
+  const SnapshotData d = read_hdf5_snapshot(path);
+  const ParamValue* kernel = find_param(d.info.parameters, "kernel");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(std::get<std::string>(*kernel), "spline");
+  EXPECT_EQ(std::get<std::string>(*find_param(d.info.parameters, "solver")), "direct");
+}
+
 // The same snapshot written twice, a second apart, gives the same bytes (the datasets carried
 // their creation times: six bytes differed).
 TEST(IoHdf5, SameSnapshotSameBytes) {
