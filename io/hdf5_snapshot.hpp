@@ -75,12 +75,6 @@ SnapshotData read_hdf5_snapshot(const std::string& path);
 // True when the file starts with the HDF5 signature.
 bool is_hdf5_file(const std::string& path);
 
-// Whether HDF5 still holds a file open after every handle was closed: a write that failed (a
-// full disk) makes the file's close fail too, HDF5 1.10 keeps it in its tables, and its exit
-// handler then closes it again and crashes (SIGSEGV after the one-line error). A process that
-// ends after such an error leaves with std::_Exit instead (src/cli/main.cpp).
-bool hdf5_files_left_open();
-
 // The /Header attribute Code of an HDF5 file ("hoshi" for hoshi's snapshots and checkpoints);
 // empty when the file, the group or the attribute is missing or unreadable.
 std::string hdf5_code(const std::string& path);

@@ -1030,6 +1030,31 @@ TEST(Cli, ACriterionErrorListsAuto) {
 
 // forces takes the softening a run's snapshot records (it took the file's G but eps 0: a run's
 // forces came out unsoftened unless its --softening was typed again), and says so.
+// A snapshot with one byte of its header changed: the error is one line. HDF5's exit handler
+// then printed "HDF5: infinite loop closing library" and a line of its free lists.
+TEST(Cli, CorruptHdf5HeaderGivesOneLine) {
+  const fs::path d = scratch();
+  const Result made = hoshi("ic -n 64 --units galaxy --out " + (d / "a.hdf5").string(), d);
+  ASSERT_EQ(made.status, 0) << made.err;
+  std::string bytes;
+  {
+    std::ifstream in(d / "a.hdf5", std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    bytes = text.str();
+  }
+  ASSERT_GT(bytes.size(), 834u);
+  bytes[834] = 8;  // in the Header's attribute messages (found by mutating the file)
+  {
+    std::ofstream out(d / "c.hdf5", std::ios::binary);
+    out << bytes;
+  }
+  const Result r = hoshi("analyze " + (d / "c.hdf5").string(), d);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("c.hdf5: field "), std::string::npos) << r.err;
+}
+
 TEST(Cli, ForcesTakeTheSofteningTheFileRecords) {
   const fs::path d = scratch();
   ASSERT_EQ(hoshi("run -n 100 --softening 0.05 --solver direct --dt 0.0625 --t-end 0.0625 "
