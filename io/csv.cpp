@@ -183,11 +183,18 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
       fail(path, lineno,
            "expected " + std::to_string(ncol) + " fields (the header's columns), found " +
                std::to_string(nf));
+    // A leading '+' (C's %+e, strtod and numpy take it; from_chars does not) is skipped; the
+    // messages show the field as written.
+    const auto number = [](std::string_view s) {
+      if (s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-') s.remove_prefix(1);
+      return s;
+    };
     // Without an id column, particles are numbered in file order.
     std::uint64_t id = p.size();
     if (columns.of[0] >= 0) {
-      const char* const end = f[0].data() + f[0].size();
-      auto r = std::from_chars(f[0].data(), end, id);
+      const std::string_view digits = number(f[0]);
+      const char* const end = digits.data() + digits.size();
+      auto r = std::from_chars(digits.data(), end, id);
       if (r.ec == std::errc::result_out_of_range)
         fail(path, lineno,
              "field id: value '" + std::string(f[0]) + "' (out of range: ids are 0 to 2^64 - 1)");
@@ -195,7 +202,7 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
         // A whole number written as a float, as numpy.savetxt's default "%.18e" writes every
         // column: exact up to 2^53.
         double v = 0;
-        const auto d = std::from_chars(f[0].data(), end, v);
+        const auto d = std::from_chars(digits.data(), end, v);
         if (d.ec != std::errc() || d.ptr != end || f[0].empty() || !(v >= 0) ||
             v != std::floor(v) || v > 0x1p53)
           fail(path, lineno,
@@ -207,13 +214,13 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
     }
     double v[7];
     for (int k = 0; k < 7; ++k) {
-      const std::string_view s = f[k + 1];
-      auto r = std::from_chars(s.data(), s.data() + s.size(), v[k]);
-      if (r.ec == std::errc::result_out_of_range && r.ptr == s.data() + s.size())
+      const std::string_view s = f[k + 1], digits = number(s);
+      auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v[k]);
+      if (r.ec == std::errc::result_out_of_range && r.ptr == digits.data() + digits.size())
         fail(path, lineno,
              std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
                  "' (outside the range of a double)");
-      if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty())
+      if (r.ec != std::errc() || r.ptr != digits.data() + digits.size() || s.empty())
         fail(path, lineno,
              std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
                  "' (not a number)");

@@ -275,6 +275,19 @@ void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& o) 
                                     "keeps their top bit); write 64-bit ids (--gadget-ids 64, "
                                     "for a Gadget built with LONGIDS or IDS_64BIT) or renumber "
                                     "them (hoshi ic --renumber-ids)");
+  // Float32 blocks: a value beyond its range was written as inf (a file in cgs units: masses
+  // of 1e43 g), which no reader takes back; a mass below it as 0.
+  if (!o.double_precision) {
+    const std::string advice = "write double precision (--gadget-precision double) or HDF5";
+    int c = 0;
+    for (const auto* v : {&p.x, &p.y, &p.z})
+      require_float32_column(p, *v, 1.0, "Gadget binary", "POS", c++, false, advice);
+    c = 0;
+    for (const auto* v : {&p.vx, &p.vy, &p.vz})
+      require_float32_column(p, *v, 1.0, "Gadget binary", "VEL", c++, false, advice);
+    const bool table = o.mass_table && !p.m.empty() && p.m[0] != 0;  // as emit_gadget_binary
+    if (!table) require_float32_column(p, p.m, 1.0, "Gadget binary", "MASS", -1, true, advice);
+  }
 }
 
 namespace {

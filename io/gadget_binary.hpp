@@ -50,7 +50,8 @@ struct GadgetWriteOptions {
 };
 
 // Throws std::invalid_argument when `p` cannot be written with `options`: a block over the
-// 4 GiB a Fortran record holds, an id >= 2^31 with 32-bit ids.
+// 4 GiB a Fortran record holds, an id >= 2^31 with 32-bit ids, a value beyond float32's range
+// (or a mass that rounds to 0) in float32 blocks.
 void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& options);
 
 // Writes `p` as type-1 particles (atomically). For initial conditions read by Gadget, GIZMO

@@ -194,6 +194,17 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   const double G = G_run > 0 ? G_run : units.G(), sg = std::sqrt(G);
   const UnitSystem file_units = units_g1(units.length_cm, units.mass_g);
   const auto n = static_cast<std::int32_t>(p.size());
+  {  // float32 records: inf (masses of 1e43 g) or a mass of 0 could not be read back
+    const std::string advice = "tipsy is float32; write HDF5";
+    int c = 0;
+    require_float32_column(p, p.m, 1.0, path, "mass", -1, true, advice);
+    for (const auto* v : {&p.x, &p.y, &p.z})
+      require_float32_column(p, *v, 1.0, path, "pos", c++, false, advice);
+    c = 0;
+    for (const auto* v : {&p.vx, &p.vy, &p.vz})
+      require_float32_column(p, *v, 1.0 / sg, path, "vel", c++, false, advice);
+    require_float32_column(p, p.pot, 1.0 / G, path, "phi", -1, false, advice);
+  }
   // The units file is written to its temporary first and renamed after the particles': a
   // .param that cannot be written (a directory of that name) failed after the particles had
   // replaced the old file, which was then left with another file's units.
@@ -228,7 +239,21 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
     }
     s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   });
-  if (param) param->commit();
+  if (param) {
+    param->commit();
+    return;
+  }
+  // Particles without units: a .param left beside the file (the replaced file's units) would
+  // be read as theirs (a CSV converted onto a galaxy-units file.tipsy came back with masses
+  // 4.3e4 times larger).
+  for (const std::string& stale : {path + ".param", tipsy_param_path(path)}) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(stale, ec) && !std::filesystem::remove(stale, ec) && ec)
+      throw std::runtime_error(path + ": written without units, but " + stale +
+                               " (another file's units, which a reader would take) cannot be "
+                               "removed: " +
+                               ec.message());
+  }
 }
 
 }  // namespace hoshi::io

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
+#include "core/number_text.hpp"
 #include "core/parallel_sort.hpp"
 
 namespace hoshi::io {
@@ -92,6 +93,25 @@ void require_valid_rows(const ParticleSet& p, std::size_t begin, std::size_t end
                ? columns.mass + "[" + std::to_string(*columns.mass_row0 + (i - begin)) + "]"
                : columns.mass,
            p.m[i], std::isfinite(p.m[i]) ? "masses must be >= 0" : "must be finite");
+  }
+}
+
+void require_float32_column(const ParticleSet& p, const std::vector<double>& v, double scale,
+                            const std::string& file, const std::string& field, int column,
+                            bool positive, const std::string& advice) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const double x = v[i] * scale;
+    const float f = static_cast<float>(x);
+    const bool overflow = std::isfinite(x) && !std::isfinite(f);
+    if (!overflow && !(positive && x > 0 && f == 0)) continue;
+    throw_bad_field(file,
+                    field + "[" + std::to_string(i) +
+                        (column >= 0 ? ", " + std::to_string(column) : std::string()) + "]",
+                    number_text(x),
+                    "particle id " + std::to_string(p.id[i]) + ": " +
+                        (overflow ? "beyond float32's range of +-3.4e38"
+                                  : "a mass that rounds to 0 in float32") +
+                        "; " + advice);
   }
 }
 

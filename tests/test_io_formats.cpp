@@ -625,6 +625,48 @@ TEST(IoTipsy, UnitsFileGoesBesideTheTargetOfALink) {
   EXPECT_EQ(tipsy_param_path(dir.file("link.std")), dir.file("sub/real.std.param"));
 }
 
+// Particles without units replacing a tipsy file that had them: the old file's .param goes
+// (it stayed, and the new particles were read back in its units: masses 4.3e4 times larger).
+TEST(IoTipsy, AFileWithoutUnitsRemovesTheReplacedFilesParam) {
+  ScratchDir dir("tipsy");
+  const ParticleSet p = test::sample_particles(10);
+  write_tipsy(dir.file("s.tipsy"), p, 0.0, units_galaxy());
+  ASSERT_TRUE(read_tipsy(dir.file("s.tipsy")).units_known);
+  write_tipsy(dir.file("s.tipsy"), p, 0.0, units_henon(), 0.0, 0.0, /*with_param=*/false);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.tipsy.param")));
+  const TipsyData d = read_tipsy(dir.file("s.tipsy"));
+  EXPECT_FALSE(d.units_known);
+  EXPECT_EQ(d.particles.m[3], double(float(p.m[3])));
+}
+
+// Float32 records: a value beyond float32's range is refused before anything is written (it
+// was written as inf, and the file could not be read back); so is a mass that rounds to 0.
+TEST(IoTipsy, ValuesBeyondFloat32AreRefused) {
+  ScratchDir dir("tipsy");
+  test::write_all(dir.file("s.tipsy"), "old");
+  ParticleSet p = test::sample_particles(10);
+  p.vy[4] = 1e39;
+  const std::string msg = test::invalid_argument_message(
+      [&] { write_tipsy(dir.file("s.tipsy"), p, 0.0, units_henon()); });
+  EXPECT_NE(msg.find(dir.file("s.tipsy") + ": field vel[4, 1]: value 1e+39 (particle id " +
+                     std::to_string(p.id[4]) +
+                     ": "
+                     "beyond float32's range"),
+            std::string::npos)
+      << msg;
+  p.vy[4] = 0;
+  p.m[2] = 1e-50;
+  const std::string tiny = test::invalid_argument_message(
+      [&] { write_tipsy(dir.file("s.tipsy"), p, 0.0, units_henon()); });
+  EXPECT_NE(tiny.find("field mass[2]: value 1e-50 (particle id " + std::to_string(p.id[2]) +
+                      ": a mass that "
+                      "rounds to 0 in float32"),
+            std::string::npos)
+      << tiny;
+  EXPECT_EQ(test::read_all(dir.file("s.tipsy")), "old");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.tipsy.param")));
+}
+
 TEST(IoTipsy, StandardRoundTripBigEndian) {
   ScratchDir dir("tipsy");
   const ParticleSet p = test::sample_particles(50);
@@ -765,6 +807,34 @@ TEST(IoGadget, AllVariantsRoundTrip) {
 // conditions. By default it now writes float32 and 32-bit ids; WriteOptions selects double and
 // 64-bit ids (the header's flag_doubleprecision says which). Block lengths: format 2, five blocks
 // (HEAD POS VEL ID MASS), each 16 bytes of label record and 8 of markers around its data.
+// Float32 blocks: a value beyond float32's range is refused (it was written as inf: a file in
+// cgs units, masses of 1e43 g); double precision takes it.
+TEST(IoGadget, Float32BlocksRefuseValuesBeyondTheirRange) {
+  ScratchDir dir("gadget");
+  ParticleSet p = test::sample_particles(10);
+  for (double& m : p.m) m = 2e43;
+  p.m[7] = 3e43;  // not all equal: a MASS block, not the MassTable
+  GadgetWriteOptions o;
+  const std::string msg =
+      test::invalid_argument_message([&] { write_gadget_binary(dir.file("s.gadget"), p, 0, o); });
+  EXPECT_NE(
+      msg.find(dir.file("s.gadget") + ": Gadget binary: field MASS[0]: value 2e+43 (particle id " +
+               std::to_string(p.id[0]) +
+               ": beyond "
+               "float32's range of +-3.4e38; write double precision"),
+      std::string::npos)
+      << msg;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.gadget")));
+  p.m.assign(p.size(), 2e43);  // equal: the MassTable is a double
+  p.z[5] = -4e38;
+  const std::string pos =
+      test::invalid_argument_message([&] { write_gadget_binary(dir.file("s.gadget"), p, 0, o); });
+  EXPECT_NE(pos.find("field POS[5, 2]: value -4e+38"), std::string::npos) << pos;
+  o.double_precision = true;
+  write_gadget_binary(dir.file("s.gadget"), p, 0, o);
+  EXPECT_EQ(read_gadget_binary(dir.file("s.gadget")).particles.z[5], -4e38);
+}
+
 TEST(IoGadget, SnapshotsAreWhatADefaultGadgetReadsUnlessAskedOtherwise) {
   ScratchDir dir("gadget");
   ParticleSet p = test::sample_particles(20);
@@ -1107,8 +1177,18 @@ TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
                   p.m[i]);
     numpy += row;
   }
+  // C's "%+.17e" (a '+' before every positive number: strtod and numpy read it; it was "not a
+  // number").
+  std::string plus = "id,x,y,z,vx,vy,vz,m\n";
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    char row[512];
+    std::snprintf(row, sizeof row, "+%llu,%+.17e,%+.17e,%+.17e,%+.17e,%+.17e,%+.17e,%+.17e\n",
+                  static_cast<unsigned long long>(p.id[i]), p.x[i], p.y[i], p.z[i], p.vx[i],
+                  p.vy[i], p.vz[i], p.m[i]);
+    plus += row;
+  }
   for (const std::string& variant :
-       {numpy, "# id,x,y,z,vx,vy,vz,m\n" + body, "\xEF\xBB\xBF" + text,
+       {numpy, plus, "# id,x,y,z,vx,vy,vz,m\n" + body, "\xEF\xBB\xBF" + text,
         "# made by a script\n\n#units: kpc\n" + text, "\xEF\xBB\xBF# a comment\n" + text,
         text.substr(0, text.find('\n') + 1) + "# a comment between rows\n\n" + body,
         comments + "\n" + text}) {
@@ -1140,7 +1220,11 @@ TEST(IoCsv, CommentsNumpyHeaderAndByteOrderMarkReadAsThePlainFile) {
            {"\n\n", ":1: empty file"},
            {text + "1.5e+00,1,2,3,0,0,0,1\n", ":22: field id: value '1.5e+00' (not a non-negative"},
            {text + "-1.0,1,2,3,0,0,0,1\n", ":22: field id: value '-1.0' (not a non-negative"},
-           {text + "1e16,1,2,3,0,0,0,1\n", ":22: field id: value '1e16' (not a non-negative"}}) {
+           {text + "1e16,1,2,3,0,0,0,1\n", ":22: field id: value '1e16' (not a non-negative"},
+           {text + "99,++1,2,3,0,0,0,1\n", ":22: field x: value '++1' (not a number)"},
+           {text + "99,1,+-2,3,0,0,0,1\n", ":22: field y: value '+-2' (not a number)"},
+           {text + "99,1,2,+,0,0,0,1\n", ":22: field z: value '+' (not a number)"},
+           {text + "+-99,1,2,3,0,0,0,1\n", ":22: field id: value '+-99' (not a non-negative"}}) {
     test::write_all(bad, content);
     const std::string error = test::invalid_argument_message([&] { read_particles(bad); });
     EXPECT_NE(error.find(bad + message), std::string::npos)

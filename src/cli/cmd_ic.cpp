@@ -96,11 +96,19 @@ int cmd_ic(int argc, char** argv) {
   io::output_format(out);  // an unknown extension before the model is made
   // A tipsy file's units go to OUT.param beside it, which must not be replaced silently either.
   std::error_code ec;
-  if (io::format_from_extension(out) == io::SnapshotFormat::tipsy && !flag(r, "overwrite") &&
-      std::filesystem::exists(io::tipsy_param_path(out), ec))
-    throw std::invalid_argument("--out " + out + ": " + io::tipsy_param_path(out) +
-                                " exists (the tipsy file's units; use --overwrite to "
-                                "replace it)");
+  if (io::format_from_extension(out) == io::SnapshotFormat::tipsy) {
+    // Replaced, or removed when the particles have no units (write_tipsy); never the input.
+    const std::string ic = r["ic"].as<std::string>();
+    for (const std::string& param : {out + ".param", io::tipsy_param_path(out)})
+      if (std::filesystem::equivalent(param, ic, ec))
+        throw std::invalid_argument("--out " + out + ": " + param +
+                                    " (the tipsy file's units) is the input file " + ic +
+                                    " (give another name; it would replace the input)");
+    if (!flag(r, "overwrite") && std::filesystem::exists(io::tipsy_param_path(out), ec))
+      throw std::invalid_argument("--out " + out + ": " + io::tipsy_param_path(out) +
+                                  " exists (the tipsy file's units; use --overwrite to "
+                                  "replace it)");
+  }
   // A particle file keeps its time, units, G and parameters (a conversion between formats
   // relabelled them as henon at t = 0 without converting the values); one without units is
   // written without them (not as henon), so that a run takes it in its own units.
