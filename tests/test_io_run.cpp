@@ -785,6 +785,39 @@ TEST(IoRun, RestartKeepsModelParametersALaterVersionRefuses) {
   EXPECT_EQ(std::get<double>(*m), 1.0);
 }
 
+// --model-param lists merge key by key (the command line's a=1 replaces a parameter file's
+// a=0.5), and a run stores the merged list: it stored "a=0.5,a=1", which it then refused,
+// and a restart that repeated the run's own --model-param (or its parameter file) was refused
+// as a change ("a=0.5,a=0.5" against "a=0.5"). Another value is still refused.
+TEST(IoRun, ModelParamsMergeByKeyAndARestartMayRepeatThem) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log"), yml = dir.file("h.yml");
+  test::write_all(yml, "ic: hernquist\nmodel-param: a=0.5,mass_cut=0.99\nparticles: 64\n");
+  ASSERT_EQ(hoshi("run " + yml +
+                      " --model-param a=1 --dt 0.0625 --solver direct --t-end 0.0625 --quiet "
+                      "--out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  const SnapshotData c = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  EXPECT_EQ(to_string(*find_param(c.info.parameters, "model-param")), "a=1,mass_cut=0.99");
+  EXPECT_EQ(std::get<double>(*find_param(c.info.parameters, "model.a")), 1.0);
+  // The same values again, from the file and the command line, in another order and spelling.
+  ASSERT_EQ(hoshi("run --restart " + a + " " + yml +
+                      " --model-param mass_cut=0.990,a=1 --t-end 0.125 --quiet",
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_EQ(state(read_hdf5_snapshot(a + "/checkpoint.hdf5"), "time"), 0.125);
+  EXPECT_EQ(hoshi("run --restart " + a + " --model-param a=2 --t-end 0.25 --quiet", log), 2);
+  EXPECT_NE(test::read_all(log).find("--model-param a=2,mass_cut=0.99 with --restart " + a +
+                                     ": the checkpoint's particles continue (it was "
+                                     "a=1,mass_cut=0.99)"),
+            std::string::npos)
+      << test::read_all(log);
+}
+
 // A checkpoint may hold a value this version refuses (n-group above 65536 was accepted before
 // 2026-11-30): the restart's error named --n-group as if it had been typed. It now says that
 // the value is the checkpoint's and how to override it; overriding it continues the run.

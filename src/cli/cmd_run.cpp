@@ -251,6 +251,49 @@ void warn_unresolved_softening(const RunConfig& cfg, const ParticleSet& p) {
             << power_of_two_step(0.2 * scale) << ", or --eta 0.1)\n";
 }
 
+// --model-param lists merged key by key as the model takes them (a later list's key replaces an
+// earlier one's: checkpoint, parameter file, command line); `order`: the keys in the order
+// first given. nullopt when an item does not parse (its error comes from the model's own
+// parse). The occurrences were comma-joined: a restart that repeated the run's a=0.5 compared
+// "a=0.5,a=0.5" with "a=0.5" and was refused, and a run stored "a=0.5,a=1", a list it refuses
+// ("key a given twice").
+std::optional<ModelParams> merge_model_params(const std::vector<std::string>& lists,
+                                              std::vector<std::string>* order = nullptr) {
+  ModelParams merged;
+  try {
+    for (const std::string& list : lists) {
+      std::stringstream items(list);
+      for (std::string item; std::getline(items, item, ',');) {
+        ModelParams one;
+        parse_model_params(item, one);
+        for (auto& [k, v] : one) {
+          if (order && !merged.count(k)) order->push_back(k);
+          merged[k] = std::move(v);
+        }
+      }
+    }
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+  return merged;
+}
+
+// The merged list as text, in the order the keys were first given, with the numbers' shortest
+// texts ("mass_ratio=0.5,model2=hernquist,g2.a=0.2"); the lists comma-joined if one does not
+// parse.
+std::string merged_model_params(const std::vector<std::string>& lists) {
+  std::vector<std::string> order;
+  const auto merged = merge_model_params(lists, &order);
+  std::string out;
+  if (!merged) {
+    for (const std::string& list : lists) out += (out.empty() ? "" : ",") + list;
+    return out;
+  }
+  for (const std::string& k : order)
+    out += (out.empty() ? "" : ",") + k + "=" + to_string(merged->at(k));
+  return out;
+}
+
 // The effective value of every run option: defaults overlaid with what was given.
 std::vector<std::pair<std::string, std::string>> effective_parameters(
     const cxxopts::ParseResult& r, const std::vector<OptionInfo>& infos) {
@@ -258,13 +301,13 @@ std::vector<std::pair<std::string, std::string>> effective_parameters(
   for (const auto& info : infos) {
     std::string v = info.default_value;
     if (info.boolean) v = flag(r, info.name) ? "true" : "false";
-    bool seen = false;
+    std::vector<std::string> lists;  // --model-param's occurrences
     for (const auto& kv : r.arguments())
       if (kv.key() == info.name && !info.boolean) {
-        // Repeatable options (--model-param) keep every occurrence, comma-joined.
-        v = seen && info.name == "model-param" ? v + "," + kv.value() : kv.value();
-        seen = true;
+        v = kv.value();
+        lists.push_back(kv.value());
       }
+    if (info.name == "model-param" && !lists.empty()) v = merged_model_params(lists);
     if (!info.boolean && v.empty() && !r.count(info.name)) continue;
     out.emplace_back(info.name, v);
   }
@@ -293,6 +336,13 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
   if (!was || it == now.end()) return std::nullopt;
   std::string before = io::to_string(*was);
   if (same_parameter_value(before, it->second)) return std::nullopt;
+  // Model parameters: the same keys with the same values, in any order or spelling (a
+  // checkpoint may have stored the lists joined).
+  if (std::string_view(key) == "model-param") {
+    const auto was_params = merge_model_params({before}),
+               now_params = merge_model_params({it->second});
+    if (was_params && now_params && *was_params == *now_params) return std::nullopt;
+  }
   return std::make_pair(std::move(before), it->second);
 }
 
