@@ -656,10 +656,30 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
         {gname + "/Coordinates", gname + "/Velocities",
          has_masses ? gname + "/Masses" : "Header/MassTable[" + std::to_string(t) + "]", 0,
          has_masses ? std::optional<std::size_t>(0) : std::nullopt});
-    if (has_link(gd, "Potential"))
+    // Finite, as the positions: a run's relative criterion takes |a_old| from them, and a
+    // restart continues with them (a nan was reported as a non-finite force of the softening).
+    const auto require_finite = [&](const char* name,
+                                    std::initializer_list<std::vector<double>*> cols) {
+      int c = 0;
+      for (const auto* col : cols) {
+        for (std::size_t i = base; i < base + n; ++i)
+          if (!std::isfinite((*col)[i]))
+            throw_bad_field(file,
+                            gname + "/" + name + "[" + std::to_string(i - base) +
+                                (cols.size() > 1 ? ", " + std::to_string(c) : std::string()) + "]",
+                            (*col)[i],
+                            "particle id " + std::to_string(p.id[i]) + ": must be finite");
+        ++c;
+      }
+    };
+    if (has_link(gd, "Potential")) {
       read_columns<double>(gd, gname, "Potential", d, n, {&p.pot}, base, file);
-    if (has_link(gd, "Acceleration"))
+      require_finite("Potential", {&p.pot});
+    }
+    if (has_link(gd, "Acceleration")) {
       read_columns<double>(gd, gname, "Acceleration", d, n, {&p.ax, &p.ay, &p.az}, base, file);
+      require_finite("Acceleration", {&p.ax, &p.ay, &p.az});
+    }
     out.loaded[t] += n;
   }
   return static_cast<std::uint64_t>(nfiles);

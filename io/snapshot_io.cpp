@@ -102,6 +102,19 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.units = d.info.units;
       out.units_known = d.info.units_known;
       out.parameters = std::move(d.info.parameters);
+      // The recorded G (snapshot_G): one that is not a number > 0 was skipped without a word,
+      // and a -G 2 run's particles were taken with G = 1. Gadget-4's GravityConstantInternal 0
+      // means "from the units".
+      for (const char* key : {"GravityConstantInternal", "G"})
+        if (const ParamValue* v = find_param(out.parameters, key)) {
+          const auto g = to_number(*v);
+          const bool zero_ok = std::string_view(key) == "GravityConstantInternal";
+          if (!g || !std::isfinite(*g) || *g < 0 || (*g == 0 && !zero_ok))
+            throw_bad_field(path, std::string("/Parameters/") + key, to_string(*v),
+                            zero_ok ? "the gravitational constant: must be >= 0 (0: from the "
+                                      "units) and finite"
+                                    : "the gravitational constant: must be > 0 and finite");
+        }
       out.note = gas_note(d.skipped[0]);
       if (!d.mass_table_ignored.empty()) {
         std::string types;

@@ -411,6 +411,41 @@ TEST(BadHdf5, HeaderCountFarAboveTheRowsIsRefusedBeforeAllocating) {
                       "header count NumPart_ThisFile = " + std::to_string(n)});
 }
 
+// Accelerations and potentials are finite, as positions are: a checkpoint's nan acceleration
+// was reported as a non-finite force of the softening, without the file.
+TEST(BadHdf5, NonFiniteAccelerationOrPotentialIsNamed) {
+  ScratchDir dir("bad");
+  for (const char* name : {"Acceleration", "Potential"}) {
+    SCOPED_TRACE(name);
+    const std::string path = hdf5_file(dir);
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    const hid_t d = H5Dopen2(f, (std::string("PartType1/") + name).c_str(), H5P_DEFAULT);
+    const bool vector = std::string(name) == "Acceleration";
+    std::vector<double> values(small_set().size() * (vector ? 3 : 1), 0.5);
+    values[vector ? 3 * 3 + 1 : 3] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), 0);
+    H5Dclose(d);
+    H5Fclose(f);
+    expect_error(path, {std::string("PartType1/") + name + (vector ? "[3, 1]" : "[3]"), "value nan",
+                        "must be finite"});
+  }
+}
+
+// A recorded G that is not a number > 0 (GravityConstantInternal: >= 0, where 0 means "from
+// the units", as in Gadget-4) is refused: it was skipped, and a -G 2 run's particles were taken
+// with G = 1.
+TEST(BadHdf5, RecordedGMustBePositive) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  test::set_hdf5_double(path, "Parameters", "GravityConstantInternal", 0.0);
+  EXPECT_NO_THROW(load_snapshot(path));
+  test::set_hdf5_double(path, "Parameters", "GravityConstantInternal", -3.0);
+  expect_error(path, {"/Parameters/GravityConstantInternal", "value -3", "must be >= 0"});
+  test::set_hdf5_double(path, "Parameters", "GravityConstantInternal", 2.0);
+  test::set_hdf5_double(path, "Parameters", "G", std::numeric_limits<double>::quiet_NaN());
+  expect_error(path, {"/Parameters/G", "value nan", "must be > 0 and finite"});
+}
+
 // A unit of 0 collapsed every position (exit 0); a negative one was reported as a bad mass.
 TEST(BadHdf5, UnitsMustBePositiveAndFinite) {
   for (double bad : {0.0, -1.0, std::nan("")}) {

@@ -785,6 +785,41 @@ TEST(IoRun, RestartKeepsModelParametersALaterVersionRefuses) {
   EXPECT_EQ(std::get<double>(*m), 1.0);
 }
 
+// A damaged checkpoint's run state is refused with its field and value: next_snapshot -4 wrote
+// snapshot_-04, step -5 wrapped the step count, e0 nan gave nan energy errors, time -1 ran from
+// t = -1; all exited 0.
+TEST(IoRun, RestartRefusesADamagedRunState) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run -n 64 --dt 0.0625 --solver direct --t-end 0.125 --snapshot-every 0.0625 "
+                  "--quiet --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  const std::string good = test::read_all(a + "/checkpoint.hdf5");
+  for (const auto& [key, value, why] : {std::tuple<const char*, double, const char*>{
+                                            "next_snapshot", -4, "must be a whole number >= 0"},
+                                        {"step", -5, "must be a whole number >= 0"},
+                                        {"next_checkpoint", -1, "must be a whole number >= 0"},
+                                        {"e0", std::nan(""), "must be finite"},
+                                        {"time", -1, "must be >= 0"},
+                                        {"next_output", 0, "must be > 0"}}) {
+    SCOPED_TRACE(key);
+    test::write_all(a + "/checkpoint.hdf5", good);
+    test::set_hdf5_double(a + "/checkpoint.hdf5", "RunState", key, value);
+    EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 2);
+    const std::string out = test::read_all(log);
+    EXPECT_NE(out.find(a + "/checkpoint.hdf5: field RunState/" + key + ": value "),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find(why), std::string::npos) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_003.hdf5"));
+  test::write_all(a + "/checkpoint.hdf5", good);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 0) << test::read_all(log);
+}
+
 // --model-param lists merge key by key (the command line's a=1 replaces a parameter file's
 // a=0.5), and a run stores the merged list: it stored "a=0.5,a=1", which it then refused,
 // and a restart that repeated the run's own --model-param (or its parameter file) was refused

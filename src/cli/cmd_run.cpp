@@ -613,13 +613,32 @@ class RunOutputs : public RunObserver {
   bool drew_ = false, started_ = false;
 };
 
-double state_number(const io::ParamList& state, const std::string& key, const std::string& file) {
+// What a RunState value must be: finite; finite and >= 0 (a time); > 0 (an extent); a whole
+// number >= 0 (a step or an output counter). A damaged checkpoint ran on: next_snapshot -4
+// wrote snapshot_-04, step -5 wrapped the step count, e0 nan gave nan energy errors.
+enum class StateValue { finite, non_negative, positive, count };
+
+double state_number(const io::ParamList& state, const std::string& key, const std::string& file,
+                    StateValue kind = StateValue::finite) {
   const io::ParamValue* v = io::find_param(state, key);
   if (!v)
     throw std::invalid_argument(file + ": field RunState/" + key +
                                 ": value missing (not a hoshi checkpoint)");
-  if (const auto x = io::to_number(*v)) return *x;
-  throw std::invalid_argument(file + ": field RunState/" + key + ": value is text");
+  const auto x = io::to_number(*v);
+  if (!x) throw std::invalid_argument(file + ": field RunState/" + key + ": value is text");
+  const char* why = nullptr;
+  if (!std::isfinite(*x))
+    why = "must be finite";
+  else if (kind == StateValue::non_negative && *x < 0)
+    why = "must be >= 0";
+  else if (kind == StateValue::positive && !(*x > 0))
+    why = "must be > 0";
+  else if (kind == StateValue::count && !(*x >= 0 && *x <= 0x1p53 && *x == std::floor(*x)))
+    why = "must be a whole number >= 0";
+  if (why)
+    throw std::invalid_argument(file + ": field RunState/" + key + ": value " + io::to_string(*v) +
+                                " (" + why + "; a damaged checkpoint?)");
+  return *x;
 }
 
 void print_timing(const RunResult& res) {
@@ -972,8 +991,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   if (restart) {
     const std::string file = restart_dir + "/" + kCheckpointName;
     const io::ParamList& st = checkpoint.info.state;
-    start.step = static_cast<std::size_t>(state_number(st, "step", file));
-    start.time = state_number(st, "time", file);
+    start.step = static_cast<std::size_t>(state_number(st, "step", file, StateValue::count));
+    start.time = state_number(st, "time", file, StateValue::non_negative);
     // Before anything in the run directory is touched: a restart must have time left to run.
     if (!(cfg.t_end > start.time)) {
       std::ostringstream m;
@@ -982,7 +1001,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       throw std::invalid_argument(m.str());
     }
     start.e0 = state_number(st, "e0", file);
-    start.next_output = state_number(st, "next_output", file);
+    start.next_output = state_number(st, "next_output", file, StateValue::positive);
     // The step grid (absent from checkpoints before 2026-11-30: the run then counts from
     // the checkpoint's time where that is off the grid from 0).
     // A value that is no grid of this checkpoint's step is ignored (run_simulation also
@@ -994,9 +1013,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
         start.step_base = static_cast<std::size_t>(sb);
       }
     }
-    outputs.snapshots.next = static_cast<std::int64_t>(state_number(st, "next_snapshot", file));
-    outputs.checkpoints.next = static_cast<std::int64_t>(state_number(st, "next_checkpoint", file));
-    outputs.frames.next = static_cast<std::int64_t>(state_number(st, "next_frame", file));
+    for (const auto& [key, next] :
+         {std::pair<const char*, std::int64_t*>{"next_snapshot", &outputs.snapshots.next},
+          {"next_checkpoint", &outputs.checkpoints.next},
+          {"next_frame", &outputs.frames.next}})
+      *next = static_cast<std::int64_t>(state_number(st, key, file, StateValue::count));
     // An interval changed on restart: its next event is the first multiple of the new interval
     // after the checkpoint's time (the stored counters count the old one's multiples: a
     // snapshot interval 0.0625 -> 0.25 wrote none, -> 0.015625 misnamed and skipped them).
@@ -1040,7 +1061,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                                       "/" + kCheckpointName + ") to change it");
       }
     if (!(number(r, "render-extent") > 0))
-      outputs.render.extent = state_number(st, "render_extent", file);
+      outputs.render.extent = state_number(st, "render_extent", file, StateValue::non_negative);
     p = std::move(checkpoint.particles);
     // The forces as resolved (an "auto" backend is CUDA on a machine with a device, and the
     // tree defaults follow it; --theta does not apply to direct summation): recomputed when
