@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/csv.hpp"
 #include "io/hdf5_snapshot.hpp"
 #include "io/param_file.hpp"
 #include "io/render.hpp"
@@ -783,6 +784,31 @@ TEST(IoRun, RestartKeepsModelParametersALaterVersionRefuses) {
   const ParamValue* m = find_param(c.info.parameters, "model.a");
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(std::get<double>(*m), 1.0);
+}
+
+// Paths are compared as locations on a restart: --out A/ with --restart A, and the run's own
+// --ic file written another way, were refused as changes.
+TEST(IoRun, RestartComparesPathsAsLocations) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log"), ic = dir.file("f.csv");
+  write_csv(ic, test::sample_particles(32));
+  ASSERT_EQ(
+      hoshi("run --ic " + ic + " --dt 0.0625 --solver direct --t-end 0.0625 --quiet --out " + a,
+            log),
+      0)
+      << test::read_all(log);
+  const std::string dotted = dir.file(".") + "/f.csv";  // DIR/./f.csv
+  ASSERT_EQ(
+      hoshi("run --restart " + a + "/ --out " + a + " --ic " + dotted + " --t-end 0.125 --quiet",
+            log),
+      0)
+      << test::read_all(log);
+  EXPECT_EQ(state(read_hdf5_snapshot(a + "/checkpoint.hdf5"), "time"), 0.125);
+  EXPECT_EQ(hoshi("run --restart " + a + " --out " + dir.file("B") + " --t-end 0.25 --quiet", log),
+            2);
+  EXPECT_NE(test::read_all(log).find("a continued run writes into its own directory"),
+            std::string::npos)
+      << test::read_all(log);
 }
 
 // A damaged checkpoint's run state is refused with its field and value: next_snapshot -4 wrote

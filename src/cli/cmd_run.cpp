@@ -725,6 +725,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     restart_dir = first["restart"].as<std::string>();
     const std::string file = restart_dir + "/" + kCheckpointName;
     checkpoint = io::read_hdf5_snapshot(file);
+    // Before the forces are computed again: the run writes there (it failed at its first
+    // energy.csv row, after the solver was built).
+    io::check_writable_dir(restart_dir, "--restart");
     std::vector<std::pair<std::string, std::string>> stored;
     const auto names = option_names(infos);
     // Presentation options (quiet, threads) are not inherited; everything else is.
@@ -775,14 +778,20 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // checkpoint's particles continue. Such options were stored as given but ignored (-n, --ic,
     // --seed), or relabelled the data (--units), or mixed two G's (-G). --out is the restart
     // directory (another one was silently dropped).
-    if (first.count("out") && first["out"].as<std::string>() != restart_dir)
+    // The same directory however written (pb/ for pb, ./pb, a link).
+    const auto same_path = [](const std::string& a, const std::string& b) {
+      std::error_code ec;
+      return a == b || fs::equivalent(a, b, ec);
+    };
+    if (first.count("out") && !same_path(first["out"].as<std::string>(), restart_dir))
       throw std::invalid_argument("--out " + first["out"].as<std::string>() + " with --restart " +
                                   restart_dir + ": a continued run writes into its own directory");
     const auto now = effective_parameters(r, infos);
     for (const char* key :
          {"ic", "particles", "seed", "model-param", "eccentricity", "radius", "units", "G"})
       if (const auto change = parameter_change(checkpoint.info.parameters, now, key);
-          change && !(std::strcmp(key, "G") == 0 && !given_G(r)))  // -G auto: the stored G
+          change && !(std::strcmp(key, "G") == 0 && !given_G(r)) &&  // -G auto: the stored G
+          !(std::strcmp(key, "ic") == 0 && same_path(change->first, change->second)))
         throw std::invalid_argument(std::string(std::strlen(key) == 1 ? "-" : "--") + key + " " +
                                     change->second + " with --restart " + restart_dir +
                                     ": the checkpoint's particles continue (it was " +
