@@ -120,11 +120,50 @@ double freeman_vc2(double R, double M_d, double R_d, double G) {
           std::cyl_bessel_i(1, y) * std::cyl_bessel_k(1, y));
 }
 
-double exponential_disk_monopole_potential(double r, double M_d, double R_d, double G) {
+double exponential_disk_mass_fraction(double R_max, double R_d) {
+  const double x = R_max / R_d;
+  return -std::expm1(-x) - x * std::exp(-x);
+}
+
+double exponential_disk_outer_radial_accel(double R, double M_d, double R_d, double R_max, double b,
+                                           double G) {
+  // Rings R' in [R_max, R_max + 40 R_d] (beyond: e^-40 of the mass), trapezoid rule on steps
+  // of 2% of |R' - R|, between b / 20 (resolving the softened ring's peak at R' = R) and
+  // R_d / 50. A ring of radius a and mass m at distance b from the plane (Gauss; elliptic
+  // integrals of modulus k, k^2 = 4 a R / s, s = (R + a)^2 + b^2):
+  //   a_R = G m / (pi R sqrt(s)) [(a^2 - R^2 + b^2) / ((R - a)^2 + b^2) E(k) - K(k)].
+  if (!(R > 0)) return 0.0;
+  const double sigma0 = M_d / (2 * std::numbers::pi * R_d * R_d);
+  const auto ring = [&](double a) {  // a_R per unit R', times dm / dR' = 2 pi a Sigma(a)
+    const double s = (R + a) * (R + a) + b * b;
+    const double k = std::sqrt(std::min(4 * a * R / s, 1.0 - 1e-16));
+    const double term =
+        (a * a - R * R + b * b) / ((R - a) * (R - a) + b * b) * std::comp_ellint_2(k) -
+        std::comp_ellint_1(k);
+    return term / (std::numbers::pi * R * std::sqrt(s)) * 2 * std::numbers::pi * a * sigma0 *
+           std::exp(-a / R_d);
+  };
+  const double end = R_max + 40 * R_d;
+  double sum = 0, a = R_max, f = ring(a);
+  while (a < end) {
+    const double h = std::clamp(0.02 * std::fabs(a - R), b / 20, R_d / 50);
+    const double next = std::min(a + h, end);
+    const double fn = ring(next);
+    sum += 0.5 * (f + fn) * (next - a);
+    a = next;
+    f = fn;
+  }
+  return G * sum;
+}
+
+double exponential_disk_monopole_potential(double r, double M_d, double R_d, double G,
+                                           double R_max) {
   const double x = r / R_d;
-  if (x < 1e-6) return -G * M_d / R_d * (1 - x / 2);  // small-x expansion
+  if (R_max > 0 && r >= R_max) return -G * M_d * exponential_disk_mass_fraction(R_max, R_d) / r;
+  const double outer = R_max > 0 ? std::exp(-R_max / R_d) / R_d : 0.0;  // mass beyond R_max
+  if (x < 1e-6) return -G * M_d * ((1 - x / 2) / R_d - outer);          // small-x expansion
   const double e = std::exp(-x);
-  return -G * M_d * ((1 - (1 + x) * e) / r + e / R_d);
+  return -G * M_d * ((1 - (1 + x) * e) / r + e / R_d - outer);
 }
 
 // ---- DiskGalaxyModel ---------------------------------------------------------------------------
@@ -163,16 +202,24 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
           p.disk_RQ > 0 ? "must be <= disk_Rmax (Q is set inside the disk)"
                         : "the default, 2.43 disk_Rd, must be <= disk_Rmax (Q is set inside the "
                           "disk): give a smaller disk_RQ");
-  const double G = p.G, Md = p.disk_mass, Rd = p.disk_Rd;
+  const double G = p.G, Rd = p.disk_Rd;
   const double Mb = p.bulge_mass, ab = p.bulge_a;
+  // The particles hold disk_mass inside R_max: the exponential they sample is one of
+  // untruncated mass Md = disk_mass / P, P the fraction inside R_max, and the surface density,
+  // the force (that exponential's less its part beyond R_max) and the monopole are those of
+  // the truncated disk. They were the untruncated exponential's of mass disk_mass: with
+  // disk_Rmax = 2.5 R_d the sampled Sigma was 1.4x the one the velocities assumed.
+  const double Md = p.disk_mass / exponential_disk_mass_fraction(Rmax_, Rd);
+  disk_Mu_ = Md;
+  const double Rmax = Rmax_;
 
   // Halo in (own + bulge + disk monopole); bulge in (own + halo + disk monopole).
   SphericalModelOptions o;
   o.G = G;
   o.r_min = 1e-6 * std::min(p.halo_a, Rd);
   o.r_max = p.halo == "nfw" ? 300.0 * p.halo_r_cut : 1e6 * p.halo_a;
-  auto disk_mono = [G, Md, Rd](double r) {
-    return Md > 0 ? exponential_disk_monopole_potential(r, Md, Rd, G) : 0.0;
+  auto disk_mono = [G, Md, Rd, Rmax](double r) {
+    return Md > 0 ? exponential_disk_monopole_potential(r, Md, Rd, G, Rmax) : 0.0;
   };
   halo_ = std::make_unique<SphericalModel>(
       density_profile(p.halo, p.halo_a, p.halo == "nfw" ? p.halo_r_cut : 0.0), p.halo_mass, o,
@@ -197,7 +244,12 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
     lR_[i] = l0 + (l1 - l0) * i / (nR - 1);
     const double R = std::exp(lR_[i]);
     double m_sph = halo_->enclosed_mass(R) + (Mb > 0 ? hernquist_mass(R, Mb, ab) : 0.0);
-    const double a_disk = Md > 0 ? exponential_disk_radial_accel(R, Md, Rd, p.disk_z0, G) : 0.0;
+    // The rings beyond R_max softened by the scale height (at least R_d / 1000: a razor-thin
+    // disk's ring force diverges at the ring).
+    const double a_disk = Md > 0 ? exponential_disk_radial_accel(R, Md, Rd, p.disk_z0, G) -
+                                       exponential_disk_outer_radial_accel(
+                                           R, Md, Rd, Rmax, std::max(p.disk_z0, 1e-3 * Rd), G)
+                                 : 0.0;
     vc2_[i] = R * (G * m_sph / (R * R) - a_disk);
   }
   // kappa^2 = (v_c^2 / R^2) (2 + d ln v_c^2 / d ln R).
@@ -234,7 +286,7 @@ double DiskGalaxyModel::kappa(double R) const {
 }
 
 double DiskGalaxyModel::surface_density(double R) const {
-  return p_.disk_mass / (2 * kPi * p_.disk_Rd * p_.disk_Rd) * std::exp(-R / p_.disk_Rd);
+  return disk_Mu_ / (2 * kPi * p_.disk_Rd * p_.disk_Rd) * std::exp(-R / p_.disk_Rd);
 }
 
 double DiskGalaxyModel::sigma_R(double R) const {

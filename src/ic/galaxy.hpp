@@ -5,7 +5,8 @@
 // at a reference radius) + spherical halo (Hernquist or NFW with an exponential cutoff) +
 // optional Hernquist bulge.
 //  * Disk potential: the midplane radial force of the thick disk is computed exactly from its
-//    Hankel transform (Binney & Tremaine eq. 2.185 with the sech^2 layer's vertical transform);
+//    Hankel transform (Binney & Tremaine eq. 2.185 with the sech^2 layer's vertical transform),
+//    less that of its rings beyond the truncation radius (disk_mass is the mass inside it);
 //    the spherical components feel only the disk's monopole (a thin exponential disk's
 //    spherically enclosed mass), the documented approximation.
 //  * Halo and bulge: isotropic DFs by Eddington inversion in the total (spherically averaged)
@@ -60,9 +61,22 @@ double exponential_disk_radial_accel(double R, double M_d, double R_d, double z0
 // y = R / (2 R_d). The reference for the z0 -> 0 limit.
 double freeman_vc2(double R, double M_d, double R_d, double G = 1.0);
 
+// The fraction of an exponential disk's mass inside R_max: 1 - (1 + x) e^-x, x = R_max / R_d.
+double exponential_disk_mass_fraction(double R_max, double R_d);
+
+// Midplane radial acceleration at R (positive: outwards) of the part R' > R_max of an
+// exponential disk of (untruncated) mass M_d and scale length R_d, summed over its rings, each
+// softened by b (the field at height b of a thin ring; b = the scale height stands in for the
+// thickness): a truncated disk's force is exponential_disk_radial_accel's minus this.
+double exponential_disk_outer_radial_accel(double R, double M_d, double R_d, double R_max, double b,
+                                           double G = 1.0);
+
 // Potential of the disk's monopole: the spherically enclosed mass of a thin exponential disk,
-// Phi(r) = -G M_d [(1 - (1 + x) e^-x) / r + e^-x / R_d], x = r / R_d.
-double exponential_disk_monopole_potential(double r, double M_d, double R_d, double G = 1.0);
+// Phi(r) = -G M_d [(1 - (1 + x) e^-x) / r + e^-x / R_d], x = r / R_d; with R_max, of the disk
+// truncated there (M_d the untruncated mass): -G [M(<r) / r + (M_d / R_d) (e^-x - e^-x_max)]
+// inside R_max, -G M(<R_max) / r beyond.
+double exponential_disk_monopole_potential(double r, double M_d, double R_d, double G = 1.0,
+                                           double R_max = 0.0);
 
 class DiskGalaxyModel {
  public:
@@ -94,6 +108,7 @@ class DiskGalaxyModel {
   double table(const std::vector<double>& y, double R) const;
   DiskGalaxyParams p_;
   double RQ_ = 0, Rmax_ = 0, sigR2_Q_ = 0;
+  double disk_Mu_ = 0;  // the untruncated exponential's mass: disk_mass inside Rmax_
   std::unique_ptr<SphericalModel> halo_, bulge_;
   std::vector<double> lR_, vc2_, kappa2_;  // rotation-curve table on a log grid in R
 };
