@@ -71,12 +71,12 @@ TEST(Bench, CsvRowsAreConsistent) {
   const auto rows = read_csv(csv);
   ASSERT_EQ(rows.size(), 3u);
   const std::vector<std::string> header = {
-      "solver",          "backend",         "n",
-      "threads",         "seconds",         "interactions_per_second",
-      "gflops",          "peak_fraction",   "seconds_keys",
-      "seconds_sort",    "seconds_permute", "seconds_build",
-      "seconds_moments", "seconds_walk",    "pp_per_particle",
-      "pc_per_particle", "m2l_per_particle"};
+      "solver",          "backend",          "n",
+      "threads",         "seconds",          "interactions_per_second",
+      "gflops",          "peak_fraction",    "seconds_keys",
+      "seconds_sort",    "seconds_permute",  "seconds_build",
+      "seconds_moments", "seconds_walk",     "pp_per_particle",
+      "pc_per_particle", "m2l_per_particle", "precision"};
   EXPECT_EQ(rows[0], header);
   const double ns[] = {100, 250};
   for (int k = 0; k < 2; ++k) {
@@ -97,7 +97,20 @@ TEST(Bench, CsvRowsAreConsistent) {
     EXPECT_EQ(std::stod(row[14]), n - 1);
     EXPECT_EQ(std::stod(row[15]), 0.0);
     EXPECT_EQ(std::stod(row[16]), 0.0);
+    EXPECT_EQ(row[17], "float32");
   }
+  // The double direct sum: named, and no fraction of the float32 peak (rows could not be told
+  // from float32 ones, and took their fraction).
+  const fs::path dcsv = dir / "d.csv";
+  const CliRun d =
+      hoshi("bench -n 100 --repeat 1 --precision double --peak-gflops 480 --csv " + dcsv.string());
+  ASSERT_EQ(d.status, 0) << d.out;
+  EXPECT_NE(d.out.find("precision float64"), std::string::npos) << d.out;
+  const auto drows = read_csv(dcsv);
+  ASSERT_EQ(drows.size(), 2u);
+  ASSERT_EQ(drows[1].size(), header.size());
+  EXPECT_EQ(drows[1][17], "float64");
+  EXPECT_EQ(std::stod(drows[1][7]), 0.0);
   fs::remove_all(dir);
 }
 

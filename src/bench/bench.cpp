@@ -84,7 +84,7 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
     if (!out) throw std::runtime_error("cannot write " + tmp);
     out << "solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,"
            "seconds_keys,seconds_sort,seconds_permute,seconds_build,seconds_moments,seconds_walk,"
-           "pp_per_particle,pc_per_particle,m2l_per_particle\n";
+           "pp_per_particle,pc_per_particle,m2l_per_particle,precision\n";
     out << std::setprecision(6);
     for (const BenchRow& r : rows) {
       auto phase = [&](const char* key) {
@@ -94,10 +94,13 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
       const double n = double(r.n);
       out << r.solver << ',' << r.backend << ',' << r.n << ',' << r.threads << ',' << r.seconds
           << ',' << r.interactions_per_second() << ',' << r.gflops() << ','
-          << (peak_gflops > 0 && r.backend == "cpu" ? r.gflops() / peak_gflops : 0.0) << ','
-          << phase("keys") << ',' << phase("sort") << ',' << phase("permute") << ','
+          << (peak_gflops > 0 && r.backend == "cpu" && r.precision == "float32"
+                  ? r.gflops() / peak_gflops
+                  : 0.0)
+          << ',' << phase("keys") << ',' << phase("sort") << ',' << phase("permute") << ','
           << phase("build") << ',' << phase("moments") << ',' << phase("walk") << ','
-          << double(r.pp) / n << ',' << double(r.pc) / n << ',' << double(r.m2l) / n << '\n';
+          << double(r.pp) / n << ',' << double(r.pc) / n << ',' << double(r.m2l) / n << ','
+          << r.precision << '\n';
     }
     out.close();
     if (!out) throw std::runtime_error("error writing " + tmp);

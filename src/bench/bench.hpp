@@ -23,6 +23,7 @@ inline constexpr double kFlopsPerInteraction = 20.0;
 
 struct BenchRow {
   std::string solver, backend;
+  std::string precision = "float32";  // or "float64" (the double direct sum)
   std::size_t n = 0;
   int threads = 1;
   double seconds = 0;  // median over the repeats of GravitySolver::compute

@@ -30,7 +30,8 @@ cxxopts::Options bench_options() {
       "  (e.g. 2 x 2 x 16 x 2 x 3.75 GHz = 480 GFLOP/s for 2 cores with two 512-bit FMA units;\n"
       "  half that with one, as AMD Zen 4 has).\n"
       "By default the peak is measured at start-up with a dense FMA loop on the same threads\n"
-      "(best slice of 6.3e6 flops per thread); --peak-gflops sets it instead.");
+      "(each thread's best of short slices); --peak-gflops sets it instead. Rows of\n"
+      "--precision double (the double direct sum) have no fraction of the float32 peak.");
   o.add_options("bench")("repeat",
                          "timed repeats per N (the median is reported; the lower of the two "
                          "middle ones for an even count)",
@@ -100,9 +101,10 @@ int cmd_bench(int argc, char** argv) {
   if (measured) peak = measure_peak_gflops(threads);
 
   std::cout << "hoshi bench: solver " << to_string(config.solver) << ", backend "
-            << to_string(config.backend) << ", kernel " << to_string(config.softening)
-            << ", softening " << config.eps << ", threads " << threads << ", CPU SIMD "
-            << direct_simd_name() << ", median of " << repeat << "\n"
+            << to_string(config.backend) << ", precision "
+            << (config.precision == Precision::float64 ? "float64" : "float32") << ", kernel "
+            << to_string(config.softening) << ", softening " << config.eps << ", threads "
+            << threads << ", CPU SIMD " << direct_simd_name() << ", median of " << repeat << "\n"
             << "float32 peak " << std::fixed << std::setprecision(1) << peak << " GFLOP/s ("
             << (measured ? "measured: dense FMA loop on " + std::to_string(threads) + " threads"
                          : std::string("given"))
@@ -116,13 +118,15 @@ int cmd_bench(int argc, char** argv) {
     ParticleSet p = k == 0 ? std::move(first) : model_for_n(argc, argv, sizes[k]);
     auto solver = make_solver(config, p.size());
     BenchRow row = time_force(*solver, p, repeat);
+    row.precision = config.precision == Precision::float64 ? "float64" : "float32";
     std::cout << std::setw(10) << row.n << std::setw(8) << row.solver << std::setw(8) << row.backend
               << std::setw(12) << std::setprecision(6) << row.seconds << std::setw(16)
               << std::scientific << std::setprecision(3) << row.interactions_per_second()
               << std::fixed << std::setw(10) << std::setprecision(1) << row.gflops() << std::setw(8)
               << std::setprecision(3);
-    // The peak is this CPU's: a fraction of it means nothing for a CUDA row.
-    if (row.backend == "cpu")
+    // The peak is this CPU's float32 one: a fraction of it means nothing for a CUDA row or a
+    // double one.
+    if (row.backend == "cpu" && row.precision == "float32")
       std::cout << row.gflops() / peak << std::endl;
     else
       std::cout << "-" << std::endl;
