@@ -77,24 +77,19 @@ TEST(InitialConditions, PlummerIsReproducibleBySeed) {
   EXPECT_NE(a.x, c.x);
 }
 
-// Mirror pairs (and for odd N one particle at the centre): the centre of mass is the centre,
-// and every particle is inside R up to rounding (sampled independently, the centre-of-mass
-// shift of ~R / sqrt(N) put particles beyond R).
 TEST(InitialConditions, UniformSphereIsColdAndInsideRadius) {
-  for (const std::size_t n : {2000, 2001}) {
-    ParticleSet p = make_uniform_sphere(n, 5, 2.0);
-    expect_com_frame(p);
-    // Half the mass within R / 2^(1/3) for a uniform sphere: N/2 independent pairs, each
-    // inside with probability 1/2: the count's noise is 2 sqrt(N/2) / 2 (4 sigma).
-    std::size_t inside = 0;
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      const double r = std::sqrt(p.x[i] * p.x[i] + p.y[i] * p.y[i] + p.z[i] * p.z[i]);
-      EXPECT_LE(r, 2.0 * (1 + 1e-14));
-      EXPECT_EQ(p.vx[i], 0.0);
-      if (r < 2.0 / std::cbrt(2.0)) ++inside;
-    }
-    EXPECT_NEAR(static_cast<double>(inside), n / 2.0, 4 * std::sqrt(n / 2.0));
+  ParticleSet p = make_uniform_sphere(2000, 5, 2.0);
+  expect_com_frame(p);
+  // Half the mass within R / 2^(1/3) for a uniform sphere: binomial noise sqrt(N)/2.
+  std::size_t inside = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double r = std::sqrt(p.x[i] * p.x[i] + p.y[i] * p.y[i] + p.z[i] * p.z[i]);
+    // Inside R plus the centre-of-mass shift, whose size is ~ sqrt(3/5) R / sqrt(N) (5 sigma).
+    EXPECT_LE(r, 2.0 * (1 + 5 * std::sqrt(0.6 / 2000)));
+    EXPECT_EQ(p.vx[i], 0.0);
+    if (r < 2.0 / std::cbrt(2.0)) ++inside;
   }
+  EXPECT_NEAR(static_cast<double>(inside), 1000.0, 4 * std::sqrt(2000.0) / 2);
 }
 
 TEST(InitialConditions, KeplerOrbitElements) {

@@ -122,21 +122,12 @@ ParticleSet make_uniform_sphere(std::size_t n, std::uint64_t seed, double radius
   Random rng(seed);
   ParticleSet p;
   p.resize(n);
-  // Mirror pairs (x, -x), and for odd n one particle at the centre: the centre of mass is the
-  // centre, so the sphere stays inside `radius` (sampled independently, to_com_frame moved it
-  // by ~R / sqrt(N): at N = 20000 up to 156 particles lay beyond radius, the farthest at 1.009).
   for (std::size_t i = 0; i < n; ++i) {
+    const double r = radius * std::cbrt(rng.uniform());
+    random_direction(rng, r, p.x[i], p.y[i], p.z[i]);
     p.m[i] = 1.0 / static_cast<double>(n);
-    if (i % 2 == 1) {
-      p.x[i] = -p.x[i - 1];
-      p.y[i] = -p.y[i - 1];
-      p.z[i] = -p.z[i - 1];
-    } else if (i + 1 < n) {
-      const double r = radius * std::cbrt(rng.uniform());
-      random_direction(rng, r, p.x[i], p.y[i], p.z[i]);
-    }  // else: the last of an odd n, at the centre
   }
-  to_com_frame(p);  // a no-op but for rounding
+  to_com_frame(p);
   return p;
 }
 
