@@ -132,6 +132,9 @@ double exponential_disk_outer_radial_accel(double R, double M_d, double R_d, dou
   // R_d / 50. A ring of radius a and mass m at distance b from the plane (Gauss; elliptic
   // integrals of modulus k, k^2 = 4 a R / s, s = (R + a)^2 + b^2):
   //   a_R = G m / (pi R sqrt(s)) [(a^2 - R^2 + b^2) / ((R - a)^2 + b^2) E(k) - K(k)].
+  if (!(b > 0))  // an unsoftened ring's force diverges at the ring
+    throw std::invalid_argument("exponential_disk_outer_radial_accel: b = " + number_text(b) +
+                                " (must be > 0)");
   if (!(R > 0)) return 0.0;
   const double sigma0 = M_d / (2 * std::numbers::pi * R_d * R_d);
   const auto ring = [&](double a) {  // a_R per unit R', times dm / dR' = 2 pi a Sigma(a)
@@ -144,9 +147,12 @@ double exponential_disk_outer_radial_accel(double R, double M_d, double R_d, dou
            std::exp(-a / R_d);
   };
   const double end = R_max + 40 * R_d;
+  // Steps of at least 1e-6 R_d (b = 0 at R = R_max: no step of 0, no endless loop) and at most
+  // R_d / 50, or b / 20 where that is larger (a thick disk: b up to R_d).
+  const double h_min = std::max(b / 20, 1e-6 * R_d), h_max = std::max(R_d / 50, h_min);
   double sum = 0, a = R_max, f = ring(a);
   while (a < end) {
-    const double h = std::clamp(0.02 * std::fabs(a - R), b / 20, R_d / 50);
+    const double h = std::clamp(0.02 * std::fabs(a - R), h_min, h_max);
     const double next = std::min(a + h, end);
     const double fn = ring(next);
     sum += 0.5 * (f + fn) * (next - a);

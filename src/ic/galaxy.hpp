@@ -67,7 +67,8 @@ double exponential_disk_mass_fraction(double R_max, double R_d);
 // Midplane radial acceleration at R (positive: outwards) of the part R' > R_max of an
 // exponential disk of (untruncated) mass M_d and scale length R_d, summed over its rings, each
 // softened by b (the field at height b of a thin ring; b = the scale height stands in for the
-// thickness): a truncated disk's force is exponential_disk_radial_accel's minus this.
+// thickness; b > 0, else std::invalid_argument): a truncated disk's force is
+// exponential_disk_radial_accel's minus this.
 double exponential_disk_outer_radial_accel(double R, double M_d, double R_d, double R_max, double b,
                                            double G = 1.0);
 
