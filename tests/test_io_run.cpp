@@ -877,6 +877,21 @@ TEST(IoRun, ModelParamsMergeByKeyAndARestartMayRepeatThem) {
                                      "a=1,mass_cut=0.99)"),
             std::string::npos)
       << test::read_all(log);
+  // A run with the model's defaults stores no list: a restart's values are compared with its
+  // model.KEY record (a=5 was taken and stored, the particles being those of a = 1/3).
+  const std::string b = dir.file("B");
+  ASSERT_EQ(hoshi("run --ic hernquist -n 64 --dt 0.0625 --solver direct --t-end 0.0625 --quiet "
+                  "--out " +
+                      b,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_EQ(hoshi("run --restart " + b + " --model-param a=5 --t-end 0.125 --quiet", log), 2);
+  EXPECT_NE(test::read_all(log).find("(it was made with the model's defaults)"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(
+      hoshi("run --restart " + b + " --model-param mass_cut=0.999 --t-end 0.125 --quiet", log), 0)
+      << test::read_all(log);
 }
 
 // A checkpoint may hold a value this version refuses (n-group above 65536 was accepted before

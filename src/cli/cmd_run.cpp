@@ -336,13 +336,6 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
   if (!was || it == now.end()) return std::nullopt;
   std::string before = io::to_string(*was);
   if (same_parameter_value(before, it->second)) return std::nullopt;
-  // Model parameters: the same keys with the same values, in any order or spelling (a
-  // checkpoint may have stored the lists joined).
-  if (std::string_view(key) == "model-param") {
-    const auto was_params = merge_model_params({before}),
-               now_params = merge_model_params({it->second});
-    if (was_params && now_params && *was_params == *now_params) return std::nullopt;
-  }
   return std::make_pair(std::move(before), it->second);
 }
 
@@ -787,8 +780,35 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       throw std::invalid_argument("--out " + first["out"].as<std::string>() + " with --restart " +
                                   restart_dir + ": a continued run writes into its own directory");
     const auto now = effective_parameters(r, infos);
-    for (const char* key :
-         {"ic", "particles", "seed", "model-param", "eccentricity", "radius", "units", "G"})
+    // Model parameters, key by key, against the values the particles were made with: the
+    // checkpoint's model.KEY (every effective parameter of a registry model, defaults
+    // included), else its stored list. A run with the defaults stores no list, and a restart's
+    // --model-param a=5 was taken and stored while the particles stayed those of a = 1/3.
+    if (const auto it = std::find_if(now.begin(), now.end(),
+                                     [](const auto& kv) { return kv.first == "model-param"; });
+        it != now.end() && !it->second.empty()) {
+      const io::ParamValue* list = io::find_param(checkpoint.info.parameters, "model-param");
+      const auto stored = list ? merge_model_params({io::to_string(*list)}) : ModelParams{};
+      const auto given = merge_model_params({it->second});
+      bool same = given.has_value();
+      for (const auto& [k, v] : given.value_or(ModelParams{})) {
+        const io::ParamValue* was = io::find_param(checkpoint.info.parameters, "model." + k);
+        const std::optional<ModelValue> before =
+            was                          ? (std::holds_alternative<std::string>(*was)
+                                                ? std::optional<ModelValue>(io::to_string(*was))
+                                                : std::optional<ModelValue>(io::to_number(*was).value_or(NAN)))
+            : stored && stored->count(k) ? std::optional<ModelValue>(stored->at(k))
+                                         : std::nullopt;
+        if (!before || !(*before == v)) same = false;
+      }
+      if (!same)
+        throw std::invalid_argument(
+            "--model-param " + it->second + " with --restart " + restart_dir +
+            ": the checkpoint's particles continue (it was " +
+            (list ? io::to_string(*list) : std::string("made with the model's defaults")) +
+            "); start a new run to change it");
+    }
+    for (const char* key : {"ic", "particles", "seed", "eccentricity", "radius", "units", "G"})
       if (const auto change = parameter_change(checkpoint.info.parameters, now, key);
           change && !(std::strcmp(key, "G") == 0 && !given_G(r)) &&  // -G auto: the stored G
           !(std::strcmp(key, "ic") == 0 && same_path(change->first, change->second)))
