@@ -239,14 +239,13 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
     }
     s.write(buf.data(), static_cast<std::streamsize>(buf.size()));
   });
-  if (param) {
-    param->commit();
-    return;
-  }
-  // Particles without units: a .param left beside the file (the replaced file's units) would
-  // be read as theirs (a CSV converted onto a galaxy-units file.tipsy came back with masses
-  // 4.3e4 times larger).
+  if (param) param->commit();
+  // A .param that is not the one just written (the replaced file's units) would be read as
+  // these particles' (a CSV converted onto a galaxy-units file.tipsy came back with masses 4.3e4
+  // times larger): without units both names go; with them, through a link, PATH.param, which
+  // read_tipsy takes before the target's.
   for (const std::string& stale : {path + ".param", tipsy_param_path(path)}) {
+    if (param && stale == tipsy_param_path(path)) continue;
     std::error_code ec;
     if (std::filesystem::is_regular_file(stale, ec) && !std::filesystem::remove(stale, ec) && ec)
       throw std::runtime_error(path + ": written without units, but " + stale +

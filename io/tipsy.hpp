@@ -55,7 +55,9 @@ std::string tipsy_param_path(const std::string& path);
 // potential), converted from `units` to G = 1 units, plus PATH.param; both atomically.
 // `time` is in `units`; G: the run's gravitational constant in `units` (0: units.G(); a run
 // with -G other than its unit system's). Without `with_param` (particles whose units are not
-// known) no PATH.param is written, and one already there (the replaced file's) is removed.
+// known) no PATH.param is written, and one already there (the replaced file's) is removed;
+// with units through a symbolic link, a PATH.param beside the link is removed (the units go
+// beside the target, and a reader takes PATH.param first).
 // Throws std::invalid_argument before writing when a value leaves float32's range.
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
                  const UnitSystem& units, double eps = 0.0, double G = 0.0, bool with_param = true);

@@ -617,9 +617,12 @@ TEST(IoTipsy, UnitsFileGoesBesideTheTargetOfALink) {
   ScratchDir dir("tipsy");
   std::filesystem::create_directory(dir.file("sub"));
   std::filesystem::create_symlink("sub/real.std", dir.file("link.std"));
+  // A units file beside the link (another file's: henon) is read before the target's: it goes.
+  test::write_all(dir.file("link.std.param"), "dKpcUnit = 1\ndMsolUnit = 1\n");
   write_tipsy(dir.file("link.std"), test::sample_particles(10), 0.5, units_galaxy());
   EXPECT_TRUE(std::filesystem::exists(dir.file("sub/real.std.param")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("link.std.param")));
+  EXPECT_NEAR(read_tipsy(dir.file("link.std")).units.mass_g / units_galaxy().mass_g, 1.0, 1e-12);
   EXPECT_TRUE(read_tipsy(dir.file("sub/real.std")).units_known);
   EXPECT_TRUE(read_tipsy(dir.file("link.std")).units_known);
   EXPECT_EQ(tipsy_param_path(dir.file("link.std")), dir.file("sub/real.std.param"));

@@ -104,10 +104,11 @@ int cmd_ic(int argc, char** argv) {
         throw std::invalid_argument("--out " + out + ": " + param +
                                     " (the tipsy file's units) is the input file " + ic +
                                     " (give another name; it would replace the input)");
-    if (!flag(r, "overwrite") && std::filesystem::exists(io::tipsy_param_path(out), ec))
-      throw std::invalid_argument("--out " + out + ": " + io::tipsy_param_path(out) +
-                                  " exists (the tipsy file's units; use --overwrite to "
-                                  "replace it)");
+    for (const std::string& param : {out + ".param", io::tipsy_param_path(out)})
+      if (!flag(r, "overwrite") && std::filesystem::exists(param, ec))
+        throw std::invalid_argument("--out " + out + ": " + param +
+                                    " exists (the tipsy file's units; use --overwrite to "
+                                    "replace it)");
   }
   // A particle file keeps its time, units, G and parameters (a conversion between formats
   // relabelled them as henon at t = 0 without converting the values); one without units is
