@@ -321,7 +321,9 @@ std::string read_attr_string(hid_t loc, const char* name) {
         H5Tset_cset(mem.get(), H5Tget_cset(type.get())) < 0 ||  // h5py's are UTF-8
         H5Aread(attr.get(), mem.get(), &text) < 0)
       return {};
-    std::string v = text ? std::string(text, strnlen(text, 4096)) : std::string();
+    // As a fixed-length one: longer than 4096 characters is no parameter hoshi reads.
+    const std::size_t length = text ? strnlen(text, 4097) : 0;
+    std::string v = length <= 4096 ? std::string(text ? text : "", length) : std::string();
     H5free_memory(text);
     return v;
   }
