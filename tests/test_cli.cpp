@@ -1030,6 +1030,51 @@ TEST(Cli, ACriterionErrorListsAuto) {
 
 // forces takes the softening a run's snapshot records (it took the file's G but eps 0: a run's
 // forces came out unsoftened unless its --softening was typed again), and says so.
+// hoshi ic and a tipsy file's units file: one that is the input is never replaced (an HDF5
+// snapshot named y.tipsy.param was overwritten with units text, exit 0), one beside a linked
+// output needs --overwrite (it was removed), and particles without units written over a file
+// with them take its .param away (it stayed, and gave them the old units).
+TEST(Cli, IcKeepsTipsyUnitsFilesItShouldNotReplace) {
+  const fs::path d = scratch();
+  const std::string param = (d / "y.tipsy.param").string();
+  ASSERT_EQ(hoshi("ic -n 16 --out " + param, d).status, 2);  // not a format: by extension
+  ASSERT_EQ(hoshi("ic -n 16 --out " + (d / "y.hdf5").string(), d).status, 0);
+  fs::copy_file(d / "y.hdf5", param);
+  const std::string before = [&] {
+    std::ifstream in(param, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  const Result own =
+      hoshi("ic --ic " + param + " --out " + (d / "y.tipsy").string() + " --overwrite", d);
+  EXPECT_EQ(own.status, 2) << own.err;
+  EXPECT_NE(own.err.find("is the input file"), std::string::npos) << own.err;
+  std::ifstream in(param, std::ios::binary);
+  std::stringstream after;
+  after << in.rdbuf();
+  EXPECT_EQ(after.str(), before);
+  EXPECT_FALSE(fs::exists(d / "y.tipsy"));
+
+  fs::create_symlink("target.tipsy", d / "link.tipsy");
+  write(d / "link.tipsy.param", "dKpcUnit = 1\n");
+  ASSERT_EQ(hoshi("ic -n 16 --out " + (d / "in.csv").string(), d).status, 0);
+  const Result link =
+      hoshi("ic --ic " + (d / "in.csv").string() + " --out " + (d / "link.tipsy").string(), d);
+  EXPECT_EQ(link.status, 2) << link.err;
+  EXPECT_NE(link.err.find("link.tipsy.param exists"), std::string::npos) << link.err;
+  EXPECT_TRUE(fs::exists(d / "link.tipsy.param"));
+
+  ASSERT_EQ(hoshi("ic -n 16 --units galaxy --out " + (d / "g.tipsy").string(), d).status, 0);
+  ASSERT_TRUE(fs::exists(d / "g.tipsy.param"));
+  ASSERT_EQ(hoshi("ic --ic " + (d / "in.csv").string() + " --out " + (d / "g.tipsy").string() +
+                      " --overwrite",
+                  d)
+                .status,
+            0);
+  EXPECT_FALSE(fs::exists(d / "g.tipsy.param"));
+}
+
 // A snapshot with one byte of its header changed: the error is one line. HDF5's exit handler
 // then printed "HDF5: infinite loop closing library" and a line of its free lists.
 TEST(Cli, CorruptHdf5HeaderGivesOneLine) {
