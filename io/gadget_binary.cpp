@@ -279,14 +279,10 @@ void require_gadget_writable(const ParticleSet& p, const GadgetWriteOptions& o) 
   // of 1e43 g), which no reader takes back; a mass below it as 0.
   if (!o.double_precision) {
     const std::string advice = "write double precision (--gadget-precision double) or HDF5";
-    int c = 0;
-    for (const auto* v : {&p.x, &p.y, &p.z})
-      require_float32_column(p, *v, 1.0, "Gadget binary", "POS", c++, false, advice);
-    c = 0;
-    for (const auto* v : {&p.vx, &p.vy, &p.vz})
-      require_float32_column(p, *v, 1.0, "Gadget binary", "VEL", c++, false, advice);
+    require_float32_field(p, {&p.x, &p.y, &p.z}, 1.0, "Gadget binary", "POS", false, advice);
+    require_float32_field(p, {&p.vx, &p.vy, &p.vz}, 1.0, "Gadget binary", "VEL", false, advice);
     const bool table = o.mass_table && !p.m.empty() && p.m[0] != 0;  // as emit_gadget_binary
-    if (!table) require_float32_column(p, p.m, 1.0, "Gadget binary", "MASS", -1, true, advice);
+    if (!table) require_float32_field(p, {&p.m}, 1.0, "Gadget binary", "MASS", true, advice);
   }
 }
 

@@ -196,14 +196,10 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   const auto n = static_cast<std::int32_t>(p.size());
   {  // float32 records: inf (masses of 1e43 g) or a mass of 0 could not be read back
     const std::string advice = "tipsy is float32; write HDF5";
-    int c = 0;
-    require_float32_column(p, p.m, 1.0, path, "mass", -1, true, advice);
-    for (const auto* v : {&p.x, &p.y, &p.z})
-      require_float32_column(p, *v, 1.0, path, "pos", c++, false, advice);
-    c = 0;
-    for (const auto* v : {&p.vx, &p.vy, &p.vz})
-      require_float32_column(p, *v, 1.0 / sg, path, "vel", c++, false, advice);
-    require_float32_column(p, p.pot, 1.0 / G, path, "phi", -1, false, advice);
+    require_float32_field(p, {&p.m}, 1.0, path, "mass", true, advice);
+    require_float32_field(p, {&p.x, &p.y, &p.z}, 1.0, path, "pos", false, advice);
+    require_float32_field(p, {&p.vx, &p.vy, &p.vz}, 1.0 / sg, path, "vel", false, advice);
+    require_float32_field(p, {&p.pot}, 1.0 / G, path, "phi", false, advice);
   }
   // The units file is written to its temporary first and renamed after the particles': a
   // .param that cannot be written (a directory of that name) failed after the particles had
@@ -248,7 +244,7 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
     if (param && stale == tipsy_param_path(path)) continue;
     std::error_code ec;
     if (std::filesystem::is_regular_file(stale, ec) && !std::filesystem::remove(stale, ec) && ec)
-      throw std::runtime_error(path + ": written without units, but " + stale +
+      throw std::runtime_error(path + ": written, but " + stale +
                                " (another file's units, which a reader would take) cannot be "
                                "removed: " +
                                ec.message());

@@ -96,22 +96,28 @@ void require_valid_rows(const ParticleSet& p, std::size_t begin, std::size_t end
   }
 }
 
-void require_float32_column(const ParticleSet& p, const std::vector<double>& v, double scale,
-                            const std::string& file, const std::string& field, int column,
-                            bool positive, const std::string& advice) {
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double x = v[i] * scale;
-    const float f = static_cast<float>(x);
-    const bool overflow = std::isfinite(x) && !std::isfinite(f);
-    if (!overflow && !(positive && x > 0 && f == 0)) continue;
-    throw_bad_field(file,
-                    field + "[" + std::to_string(i) +
-                        (column >= 0 ? ", " + std::to_string(column) : std::string()) + "]",
-                    number_text(x),
-                    "particle id " + std::to_string(p.id[i]) + ": " +
-                        (overflow ? "beyond float32's range of +-3.4e38"
-                                  : "a mass that rounds to 0 in float32") +
-                        "; " + advice);
+void require_float32_field(const ParticleSet& p,
+                           std::initializer_list<const std::vector<double>*> columns, double scale,
+                           const std::string& file, const std::string& field, bool positive,
+                           const std::string& advice) {
+  int column = 0;
+  for (const std::vector<double>* v : columns) {
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const double x = (*v)[i] * scale;
+      const float f = static_cast<float>(x);
+      const bool overflow = std::isfinite(x) && !std::isfinite(f);
+      if (!overflow && !(positive && x > 0 && f == 0)) continue;
+      throw_bad_field(file,
+                      field + "[" + std::to_string(i) +
+                          (columns.size() > 1 ? ", " + std::to_string(column) : std::string()) +
+                          "]",
+                      number_text(x),
+                      "particle id " + std::to_string(p.id[i]) + ": " +
+                          (overflow ? "beyond float32's range of +-3.4e38"
+                                    : "a mass that rounds to 0 in float32") +
+                          "; " + advice);
+    }
+    ++column;
   }
 }
 

@@ -2,11 +2,13 @@
 // the readers: "FILE: field F: value V (why)".
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/particle_set.hpp"
 
@@ -56,13 +58,14 @@ void require_valid_rows(const ParticleSet& p, std::size_t begin, std::size_t end
 // Finite positions, velocities and masses, masses >= 0, total mass > 0 and unique ids.
 void validate_loaded(const ParticleSet& p, const std::string& file);
 
-// A float32 writer's column: values v[i] * scale, written as float, must stay finite; where
-// `positive` (masses) a value > 0 must not round to 0 either. Throws "FILE: field FIELD[i, c]:
-// value V (particle id ID: beyond float32's range of +-3.4e38; ADVICE)" (FIELD[i] for column
-// -1), or "(... a mass that rounds to 0 in float32; ...)": the writers wrote inf or 0, and
-// the file could not be read back.
-void require_float32_column(const ParticleSet& p, const std::vector<double>& v, double scale,
-                            const std::string& file, const std::string& field, int column,
-                            bool positive, const std::string& advice);
+// A float32 writer's field, one column (mass) or three (x, y, z): values v[i] * scale, written
+// as float, must stay finite; where `positive` (masses) a value > 0 must not round to 0
+// either. Throws "FILE: field FIELD[i, c]: value V (particle id ID: beyond float32's range of
+// +-3.4e38; ADVICE)" (FIELD[i] for one column), or "(... a mass that rounds to 0 in float32;
+// ...)": the writers wrote inf or 0, and the file could not be read back.
+void require_float32_field(const ParticleSet& p,
+                           std::initializer_list<const std::vector<double>*> columns, double scale,
+                           const std::string& file, const std::string& field, bool positive,
+                           const std::string& advice);
 
 }  // namespace hoshi::io
