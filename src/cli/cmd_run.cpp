@@ -875,6 +875,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                                   "ignored; give one of them (--eta 0: fixed steps of --dt)");
     cfg.output_every = number(r, "output-every");
     cfg.out_dir = r["out"].as<std::string>();
+    // "pb/" and "pb" name one directory; without the slash the messages read "pb/energy.csv".
+    while (cfg.out_dir.size() > 1 && cfg.out_dir.back() == '/') cfg.out_dir.pop_back();
     cfg.quiet = flag(r, "quiet");
     units = io::parse_units(r["units"].as<std::string>());
     g_given = given_G(r).has_value();
