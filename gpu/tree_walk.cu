@@ -329,6 +329,14 @@ void require_block_fits(Kernel* kernel, int block, const char* what) {
                                 std::to_string(a.maxThreadsPerBlock));
 }
 
+// The lists kernels hold 6 KB of scratch per warp in shared memory: 7 or 8 resident blocks of
+// 128 threads need ~180-205 KB of an SM's 228 KB. Asks for the largest shared-memory carveout
+// so that the driver's split of the L1/shared array does not quietly run fewer blocks.
+void prefer_shared_memory(const void* kernel) {
+  HOSHI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        cudaSharedmemCarveoutMaxShared));
+}
+
 }  // namespace
 
 InteractionCounts tree_walk(const TreeView& d_view, const WalkParams<float>& w,
@@ -404,6 +412,7 @@ InteractionCounts tree_walk_groups(const TreeView& d_view, const NodeChildren* d
               static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch);
           const auto launch = [&](auto* k) {
             require_block_fits(k, policy.block, "tree_walk_groups");
+            prefer_shared_memory(reinterpret_cast<const void*>(k));
             k<<<blocks, policy.block, shared, stream>>>(d_view, d_kids, d_groups, d_group_order,
                                                         n_groups, w, d_alpha, static_cast<float>(G),
                                                         d_order, d_out, d_counts);
@@ -440,14 +449,15 @@ std::string group_walk_occupancy() {
   const int block = kListsOccupancyBlock;
   const std::size_t shared = static_cast<std::size_t>(block / 32) * sizeof(WarpScratch);
   const auto blocks = [&](const void* k, std::size_t bytes) {
+    if (bytes > 0) prefer_shared_memory(k);  // as the launches set it
     int n = 0;
     HOSHI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, block, bytes));
     return std::to_string(n);
   };
-  return "lanes " + blocks(reinterpret_cast<const void*>(tree_walk_groups_kernel), 0) +
-         ", lists " + blocks(reinterpret_cast<const void*>(tree_walk_lists_kernel), shared) +
-         ", lists7 " + blocks(reinterpret_cast<const void*>(tree_walk_lists7_kernel), shared) +
-         ", lists8 " + blocks(reinterpret_cast<const void*>(tree_walk_lists8_kernel), shared);
+  return "lanes " + blocks(reinterpret_cast<const void*>(tree_walk_groups_kernel), 0) + ", lists " +
+         blocks(reinterpret_cast<const void*>(tree_walk_lists_kernel), shared) + ", lists7 " +
+         blocks(reinterpret_cast<const void*>(tree_walk_lists7_kernel), shared) + ", lists8 " +
+         blocks(reinterpret_cast<const void*>(tree_walk_lists8_kernel), shared);
 }
 
 void DeviceTree::upload_groups(const std::vector<TreeNode>& nodes, cudaStream_t stream) {
