@@ -236,7 +236,7 @@ DeviceStepper::DeviceStepper(const SolverConfig& config, const ParticleSet& p) {
   s.n = n;
   s.kind = config.solver;
   if (s.kind == SolverKind::automatic)
-    s.kind = n < direct_tree_crossover_n() ? SolverKind::direct : SolverKind::tree;
+    s.kind = n < direct_tree_crossover_n(Backend::cuda) ? SolverKind::direct : SolverKind::tree;
   s.sms = sm_count();
   s.id = p.id;
   s.mass = p.m;

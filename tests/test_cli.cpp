@@ -1314,11 +1314,11 @@ TEST(Cli, ForcesMatchIndependentDoubleSum) {
 }
 
 // --precision double exists for direct summation only: --solver auto takes it at every N (from
-// the crossover N = 2048 up it took the tree and refused the precision).
+// the crossover up, N = 2048 or 3072 on the CPU, it took the tree and refused the precision).
 TEST(Cli, DoublePrecisionWithAutoSolverIsDirectAtAnyN) {
   const fs::path d = scratch();
   const fs::path ic = d / "ic.csv", out = d / "f.csv", err = d / "err.txt";
-  ASSERT_EQ(hoshi("ic --ic plummer -n 2048 --out " + ic.string(), d).status, 0);
+  ASSERT_EQ(hoshi("ic --ic plummer -n 4096 --out " + ic.string(), d).status, 0);
   const std::string forces = std::string(HOSHI_EXE) + " forces " + ic.string() +
                              " --precision double --softening 0.01 --out " + out.string() + " 2>" +
                              err.string();
@@ -1327,7 +1327,7 @@ TEST(Cli, DoublePrecisionWithAutoSolverIsDirectAtAnyN) {
   std::stringstream msg;
   msg << in.rdbuf();
   EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 0) << msg.str();
-  EXPECT_NE(msg.str().find("2048 particles, solver direct (cpu)"), std::string::npos) << msg.str();
+  EXPECT_NE(msg.str().find("4096 particles, solver direct (cpu)"), std::string::npos) << msg.str();
   EXPECT_TRUE(fs::exists(out));
   // The tree asked for by name still refuses it.
   const Result tree = hoshi(

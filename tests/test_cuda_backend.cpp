@@ -53,6 +53,29 @@ TEST(CudaBackend, AutoPicksCudaExactlyWhenADeviceIsPresent) {
   EXPECT_EQ(make_solver(c, 100)->backend(), "cpu");
 }
 
+// --solver auto switches at each backend's own measured crossover: on an H200 the direct kernel
+// beat the tree walk up to N ~ 1e5, on the CPU up to a few thousand.
+TEST(CudaBackend, AutoSolverSwitchesAtEachBackendsCrossover) {
+  const std::size_t cpu = direct_tree_crossover_n(Backend::cpu);
+  const std::size_t cuda = direct_tree_crossover_n(Backend::cuda);
+  EXPECT_GE(cpu, 1024u);
+  EXPECT_LE(cpu, 4096u);
+  EXPECT_GE(cuda, std::size_t{1} << 16);
+  EXPECT_EQ(direct_tree_crossover_n(Backend::automatic), cpu);
+  SolverConfig c;  // solver auto
+  c.backend = Backend::cpu;
+  EXPECT_EQ(make_solver(c, cpu - 1)->name(), "direct");
+  EXPECT_EQ(make_solver(c, cpu)->name(), "tree");
+#ifdef HOSHI_HAVE_CUDA
+  if (gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device: the CUDA half is not run";
+  c.backend = Backend::cuda;
+  EXPECT_EQ(make_solver(c, cuda - 1)->name(), "direct");
+  EXPECT_EQ(make_solver(c, cuda)->name(), "tree");
+#else
+  GTEST_SKIP() << "built without CUDA: the CUDA half is not run";
+#endif
+}
+
 TEST(CudaBackend, DoublePrecisionOnCudaIsRejected) {
 #ifdef HOSHI_HAVE_CUDA
   SolverConfig c;

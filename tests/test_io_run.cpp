@@ -23,6 +23,7 @@
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
 #include "io_test_util.hpp"
+#include "solver/solver.hpp"
 
 namespace hoshi::io {
 namespace {
@@ -703,10 +704,12 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
   const std::string base =
       "run --ic plummer -n 64 --dt 0.0625 --t-end 0.0625 --snapshot-every "
       "0.0625 --out ";
-  ASSERT_EQ(hoshi(base + dir.file("D") + " --theta 0.3 --criterion barnes94", log), 0)
+  ASSERT_EQ(hoshi(base + dir.file("D") + " --backend cpu --theta 0.3 --criterion barnes94", log), 0)
       << test::read_all(log);
-  EXPECT_NE(test::read_all(log).find("note: --theta, --criterion unused: the forces are a direct "
-                                     "sum (--solver auto below N = 2048)"),
+  EXPECT_NE(test::read_all(log).find(
+                "note: --theta, --criterion unused: the forces are a direct sum (--solver auto "
+                "below N = " +
+                std::to_string(direct_tree_crossover_n(Backend::cpu)) + ")"),
             std::string::npos)
       << test::read_all(log);
   const auto forces = [](const std::string& file) {

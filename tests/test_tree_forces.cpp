@@ -1033,16 +1033,17 @@ TEST(TreeForces, MakeSolverBuildsTheTree) {
   auto s = make_solver(c, 10);
   EXPECT_EQ(s->name(), "tree");
   c.solver = SolverKind::automatic;
-  EXPECT_EQ(make_solver(c, direct_tree_crossover_n())->name(), "tree");
-  EXPECT_EQ(make_solver(c, direct_tree_crossover_n() - 1)->name(), "direct");
+  const std::size_t crossover = direct_tree_crossover_n(Backend::cpu);
+  EXPECT_EQ(make_solver(c, crossover)->name(), "tree");
+  EXPECT_EQ(make_solver(c, crossover - 1)->name(), "direct");
   // The double-precision path is direct summation's: auto takes it at every N (it chose the
   // tree from the crossover up, which refused double precision).
   c.precision = Precision::float64;
-  for (std::size_t n : {std::size_t{10}, direct_tree_crossover_n(), 10 * direct_tree_crossover_n()})
+  for (std::size_t n : {std::size_t{10}, crossover, 10 * crossover})
     EXPECT_EQ(make_solver(c, n)->name(), "direct") << n;
   c.backend = Backend::automatic;  // the double reference runs on the CPU
-  EXPECT_EQ(describe_forces(c, direct_tree_crossover_n()).rfind("direct cpu float64 ", 0), 0u)
-      << describe_forces(c, direct_tree_crossover_n());
+  EXPECT_EQ(describe_forces(c, crossover).rfind("direct cpu float64 ", 0), 0u)
+      << describe_forces(c, crossover);
 }
 
 TEST_P(TreeForcesOn, EveryPhaseIsTimed) {

@@ -15,6 +15,7 @@
 
 #include "core/checks.hpp"
 #include "core/number_text.hpp"
+#include "direct/simd.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
 #include "io/param_file.hpp"
@@ -214,8 +215,10 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
   if (choose_solver)
     o.add_options("force")(
         "solver",
-        "force solver: direct, tree or auto (direct below the measured crossover N = 2048, and "
-        "at every N with --precision double)",
+        "force solver: direct, tree or auto (direct below the measured crossover: N = " +
+            std::to_string(direct_tree_crossover_n(Backend::cpu)) + " on this build's CPU (" +
+            simd::kName + "), " + std::to_string(direct_tree_crossover_n(Backend::cuda)) +
+            " with CUDA; and at every N with --precision double)",
         cxxopts::value<std::string>()->default_value("auto"));
   o.add_options("force")("backend", "cpu, cuda or auto (cuda when a device is present)",
                          cxxopts::value<std::string>()->default_value("auto"))(
@@ -272,7 +275,10 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
 
 std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
                                 std::size_t n) {
-  if (describe_forces(c, n).rfind("direct", 0) != 0) return "";
+  const std::string forces = describe_forces(c, n);  // "direct cpu float32 ..."
+  if (forces.rfind("direct", 0) != 0) return "";
+  const std::size_t crossover =
+      direct_tree_crossover_n(forces.rfind("direct cuda", 0) == 0 ? Backend::cuda : Backend::cpu);
   std::string unused;
   for (const char* key :
        {"theta", "criterion", "alpha", "order", "n-leaf", "n-group", "local-ratio", "walk"})
@@ -281,9 +287,8 @@ std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfi
   if (unused.empty()) return "";
   return unused + " unused: the forces are a direct sum (" +
          (c.solver != SolverKind::automatic ? std::string("--solver direct")
-          : n < direct_tree_crossover_n()
-              ? "--solver auto below N = " + std::to_string(direct_tree_crossover_n())
-              : std::string("--solver auto with --precision double")) +
+          : n < crossover                   ? "--solver auto below N = " + std::to_string(crossover)
+                          : std::string("--solver auto with --precision double")) +
          ")";
 }
 

@@ -11,6 +11,7 @@
 #include "core/number_text.hpp"
 #include "core/set_size.hpp"
 #include "direct/direct.hpp"
+#include "direct/simd.hpp"
 #include "tree/tree_solver.hpp"
 #ifdef HOSHI_HAVE_CUDA
 #include "gpu/cuda_solvers.hpp"
@@ -74,8 +75,13 @@ E parse_enum(const std::string& s, std::initializer_list<std::pair<const char*, 
 
 }  // namespace
 
-std::size_t direct_tree_crossover_n() {
-  return 2048;
+std::size_t direct_tree_crossover_n(Backend backend) {
+  // H200, 2026-11-29: the direct kernel took 2.59 ms at 2^16 (N^2: 10.4 ms at 2^17), the
+  // group-mode walk 6.7 ms at 2^16 and 7.4 ms at 2^18; the times meet near 1.1e5.
+  if (backend == Backend::cuda) return 110000;
+  // 2 threads, `hoshi bench --solver direct|tree`: ~1500-2048 with AVX-512, ~3000 with AVX2;
+  // builds without either (scalar kernels) unmeasured.
+  return simd::kWidth >= 16 ? 2048 : 3072;
 }
 
 void validate(const SolverConfig& c) {
@@ -366,8 +372,9 @@ Resolved resolve(const SolverConfig& config, std::size_t n) {
   // The double-precision path is direct summation's only: auto takes it at every N (it took
   // the tree, and failed, from the crossover up).
   if (kind == SolverKind::automatic)
-    kind = c.precision == Precision::float64 || n < direct_tree_crossover_n() ? SolverKind::direct
-                                                                              : SolverKind::tree;
+    kind = c.precision == Precision::float64 || n < direct_tree_crossover_n(backend)
+               ? SolverKind::direct
+               : SolverKind::tree;
   if (kind == SolverKind::tree && c.precision == Precision::float64)
     throw std::invalid_argument("--precision double is available with --solver direct only");
 #ifdef HOSHI_HAVE_CUDA

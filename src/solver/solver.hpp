@@ -125,9 +125,11 @@ class GravitySolver {
   virtual std::string backend() const = 0;  // "cpu" or "cuda"
 };
 
-// Below this N, --solver auto uses direct summation (measured; docs/performance.md); with
-// --precision double (Precision::float64, direct summation's only) it does at every N.
-std::size_t direct_tree_crossover_n();
+// Below this N, --solver auto uses direct summation on `backend` (cpu or cuda; automatic is
+// taken as cpu): where direct summation, exact, is also the faster (measured;
+// docs/perf-tree.md, docs/perf-gpu.md). With --precision double (Precision::float64, direct
+// summation's only) auto takes it at every N.
+std::size_t direct_tree_crossover_n(Backend backend);
 
 // The solver that `config` asks for, resolving "auto" for `n` particles (and its precision).
 // Throws std::invalid_argument for an impossible request (for example --backend cuda in a
