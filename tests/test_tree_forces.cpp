@@ -1046,6 +1046,24 @@ TEST(TreeForces, MakeSolverBuildsTheTree) {
       << describe_forces(c, crossover);
 }
 
+// The recorded settings (/Parameters/forces, the "forces:" line) name what the walk uses: the
+// per-particle walk has no groups and no local expansions.
+TEST(TreeForces, DescriptionNamesOnlyTheSettingsTheWalkUses) {
+  SolverConfig c;
+  c.solver = SolverKind::tree;
+  c.backend = Backend::cpu;
+  c.tree.n_group = 64;
+  const std::string group = describe_forces(c, 100);
+  EXPECT_NE(group.find(" n_leaf=16 n_group=64 local_ratio=0.37 walk=group"), std::string::npos)
+      << group;
+  c.tree.walk_auto = false;
+  c.tree.walk = WalkKind::particle;
+  const std::string particle = describe_forces(c, 100);
+  EXPECT_NE(particle.find(" n_leaf=16 walk=particle"), std::string::npos) << particle;
+  EXPECT_EQ(particle.find("n_group"), std::string::npos) << particle;
+  EXPECT_EQ(particle.find("local_ratio"), std::string::npos) << particle;
+}
+
 TEST_P(TreeForcesOn, EveryPhaseIsTimed) {
   // The host build's phases, the walk, and on CUDA the transfers (docs/perf-gpu.md).
   ParticleSet p = make_plummer(5000, 1);

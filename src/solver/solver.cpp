@@ -407,9 +407,14 @@ std::string describe_forces(const SolverConfig& config, std::size_t n) {
     const TreeParams& t = c.tree;
     s += " theta=" + number_text(t.theta) + " criterion=" + to_string(t.criterion);
     if (t.criterion == Criterion::relative) s += " alpha=" + number_text(t.alpha);
-    s += " order=" + std::to_string(t.order) + " n_leaf=" + std::to_string(t.n_leaf) +
-         " n_group=" + std::to_string(t.n_group) + " local_ratio=" + number_text(t.local_ratio) +
-         " walk=" + to_string(t.walk);
+    s += " order=" + std::to_string(t.order) + " n_leaf=" + std::to_string(t.n_leaf);
+    // What the walk uses: the CPU group walk its groups and local expansions, the CUDA group
+    // mode its warp-sized groups, the per-particle walks neither.
+    if (t.walk == WalkKind::group && backend == Backend::cpu)
+      s += " n_group=" + std::to_string(t.n_group) + " local_ratio=" + number_text(t.local_ratio);
+    else if (t.walk == WalkKind::group)
+      s += " n_group=" + std::to_string(kCudaGroupSize);
+    s += " walk=" + to_string(t.walk);
   }
   return s;
 }
