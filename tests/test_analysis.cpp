@@ -145,6 +145,21 @@ TEST(Profiles, DispersionsNeedTwoParticles) {
   EXPECT_NEAR(d.sigma_z[2], 0.0, 1e-15);
 }
 
+// The outer edge is a particle's radius (the 99.5% or 90% Lagrangian radius): the last shell and
+// annulus hold it (three bodies on a line kept only the centre one).
+TEST(Profiles, TheOuterEdgeIsInTheLastShell) {
+  ParticleSet p;
+  p.push_back(-1, 0, 0, 0, 0.1, 0, 1, 0);
+  p.push_back(0, 0, 0, 0, 0, 0, 1, 1);
+  p.push_back(1, 0, 0, 0, -0.1, 0, 1, 2);
+  const RadialProfile r = radial_profile(p, {0, 0, 0}, {0, 0, 0}, 0.25, 1.0, 2);
+  EXPECT_EQ(r.count, (std::vector<std::size_t>{0, 2}));
+  EXPECT_EQ(r.enclosed_mass.back(), 3.0);
+  const DiskProfile d = disk_profile(p, {0, 0, 0}, {0, 0, 0}, {0, 0, 1}, 1.0, 2);
+  EXPECT_EQ(d.count, (std::vector<std::size_t>{0, 2}));
+  EXPECT_NEAR(d.mean_vphi[1], -0.1, 1e-15);
+}
+
 // Disk profile of the sampled exponential disk: surface density against
 // Sigma(R) = M_d / (2 pi R_d^2) exp(-R / R_d) (Poisson per annulus, 4 sigma with mirror pairs)
 // and thickness z_rms = pi z0 / sqrt(12) within 4 sigma (z_rms / sqrt(n/2)).
@@ -321,6 +336,25 @@ TEST(AnalyzeCommand, CsvAndProfiles) {
   EXPECT_EQ(run("analyze " + (d / "a.csv").string() + " --axis 0,0"), 2);
   EXPECT_EQ(run("analyze " + (d / "a.csv").string() + " --csv " + out), 2);
   EXPECT_EQ(run("analyze"), 2);
+}
+
+// The shells of a system of any size run between its own 0.5% and 99.5% radii: a Hernquist
+// sphere of a = 1e-14 had its shells from 1e-12 on, with 98% of the particles inside them.
+TEST(AnalyzeCommand, ProfilesOfATinySystemSpanItsOwnRadii) {
+  const fs::path d = scratch("tiny");
+  ParticleSet p = make_hernquist(3000, 4);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    p.x[i] *= 1e-14, p.y[i] *= 1e-14, p.z[i] *= 1e-14;
+    p.vx[i] *= 1e7, p.vy[i] *= 1e7, p.vz[i] *= 1e7;  // G M / a: v^2 scales as 1 / a
+  }
+  io::write_csv((d / "t.csv").string(), p);
+  ASSERT_EQ(run("analyze " + (d / "t.csv").string() + " --profiles " + (d / "prof").string()), 0);
+  const auto prof = read_csv_rows(d / "prof" / "t_radial.csv");
+  ASSERT_GT(prof.size(), 2u);
+  EXPECT_LT(std::stod(prof[1][0]), 1e-14);  // the 0.5% radius of a Hernquist sphere: ~0.07 a
+  std::size_t counted = 0;
+  for (std::size_t k = 1; k < prof.size(); ++k) counted += std::stoul(prof[k][3]);
+  EXPECT_GE(counted, 2960u);  // all but the 0.5% inside the first shell and beyond the last
 }
 
 // --axis takes the letters of hoshi render --axis (docs/models.md; "z" was refused as not a

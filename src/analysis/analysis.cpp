@@ -175,7 +175,7 @@ RadialProfile radial_profile(const ParticleSet& p, const Vec3& c, const Vec3& v,
       inside += p.m[i];
       continue;
     }
-    if (!(r < r_max)) continue;
+    if (!(r <= r_max)) continue;  // the last shell includes r_max (a particle's radius)
     const auto b = std::min(static_cast<std::size_t>((std::log(r) - l0) / dl), n_bins - 1);
     const double ux = p.vx[i] - v[0], uy = p.vy[i] - v[1], uz = p.vz[i] - v[2];
     const double v_r = (ux * dx + uy * dy + uz * dz) / r;
@@ -242,7 +242,7 @@ DiskProfile disk_profile(const ParticleSet& p, const Vec3& c, const Vec3& v, con
     const double z = d[0] * ez[0] + d[1] * ez[1] + d[2] * ez[2];
     const Vec3 Rv{d[0] - z * ez[0], d[1] - z * ez[1], d[2] - z * ez[2]};
     const double R = std::sqrt(Rv[0] * Rv[0] + Rv[1] * Rv[1] + Rv[2] * Rv[2]);
-    if (!(R < R_max) || !(R > 0)) continue;
+    if (!(R <= R_max) || !(R > 0)) continue;  // the last annulus includes R_max
     const Vec3 eR{Rv[0] / R, Rv[1] / R, Rv[2] / R};
     const Vec3 ephi{ez[1] * eR[2] - ez[2] * eR[1], ez[2] * eR[0] - ez[0] * eR[2],
                     ez[0] * eR[1] - ez[1] * eR[0]};

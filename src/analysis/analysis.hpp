@@ -44,7 +44,8 @@ struct DynamicalTime {
 };
 DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps);
 
-// Spherical shells, log-spaced between r_min and r_max (n_bins of them), about `centre`, with
+// Spherical shells, log-spaced between r_min and r_max (n_bins of them; each [r_lo, r_hi), the
+// last [r_lo, r_max], since r_max is often a particle's own radius), about `centre`, with
 // velocities relative to `velocity`.
 struct RadialProfile {
   std::vector<double> r_lo, r_hi, r_mid;  // r_mid: geometric mean of the edges
@@ -59,8 +60,8 @@ struct RadialProfile {
 RadialProfile radial_profile(const ParticleSet& p, const Vec3& centre, const Vec3& velocity,
                              double r_min, double r_max, std::size_t n_bins, double G = 1.0);
 
-// Cylindrical annuli (linear in R up to R_max) about `centre` in the plane normal to `axis`
-// (need not be unit).
+// Cylindrical annuli (linear in R up to R_max, the last one closed, as the shells) about
+// `centre` in the plane normal to `axis` (need not be unit).
 struct DiskProfile {
   std::vector<double> R_lo, R_hi, R_mid;
   std::vector<std::size_t> count;

@@ -419,7 +419,11 @@ int cmd_analyze(int argc, char** argv) {
       }
       const Vec3 v = inner.empty() ? vcom : centre_of_mass_velocity(inner);
       const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
-      const double r_lo = std::max(ld[0], 1e-12), r_hi = std::max(ld[4], 2 * r_lo);
+      // Log-spaced shells need r_lo > 0: where 0.5% of the mass sits at the centre, a millionth
+      // of the outer radius (an absolute 1e-12 began every profile there for a system of
+      // 1e-14 units, and put 98% of it inside the first shell).
+      const double floor = ld[4] > 0 ? 1e-6 * ld[4] : 1e-12;
+      const double r_lo = std::max(ld[0], floor), r_hi = std::max(ld[4], 2 * r_lo);
       radial.push_back(radial_profile(p, dc, v, r_lo, r_hi, bins, snap_cfg.G));
       const double R_max = disk_rmax > 0 ? disk_rmax : ld[3];
       if (!(R_max > 0))
