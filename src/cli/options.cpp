@@ -178,10 +178,19 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
 
 double number(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
+  // from_chars takes no '+'; one before a digit or a point is the number's own sign (+1).
+  const bool plus = s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-';
+  const char* first = s.data() + (plus ? 1 : 0);
   double v = 0;
-  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
+  auto res = std::from_chars(first, s.data() + s.size(), v);
+  if (res.ec == std::errc::result_out_of_range && res.ptr == s.data() + s.size())
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
+                                "' is out of the range of a double (about 1e-308 to 1e308)");
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size() || std::isnan(v))
     throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not a number");
+  if (!std::isfinite(v))
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
+                                "' is not a finite number");
   return v;
 }
 
