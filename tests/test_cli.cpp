@@ -174,6 +174,12 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --render-every 1 --render-extent 1e300", "--render-extent: value 1e+300 (its pixel"},
       {"run --snapshot-every 1e-300", "--snapshot-every: value 1e-300 (more than 1e9 outputs"},
       {"run --dt 1e-300", "more than 1e12 steps to --t-end"},
+      // The adaptive step and the outputs it lands on had no such limit (an audit,
+      // 2026-12-02): 7537 steps of 1e-12 in 5 s, or no end.
+      {"run --output-every 1e-300", "invalid --output-every 1e-300 (more than 1e9 outputs"},
+      {"run -n 64 --eta 1e-300", "leaves more than 1e12 steps to --t-end 10: raise --eta"},
+      {"run --t-end 1e400", "option --t-end: value '1e400' is out of the range of a double"},
+      {"run --t-end inf", "option --t-end: value 'inf' is not a finite number"},
       {"run --threads 100000", "invalid --threads 100000 (must be between 0 and 4096)"},
       {"run x.yml --params x.yml", "two parameter files (x.yml and x.yml; as PARAMS.yml or"},
       {"run --params a.yml --params b.yml", "two parameter files (a.yml and b.yml;"},
@@ -186,6 +192,15 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
     EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << ": " << r.err;
     EXPECT_FALSE(fs::exists(d / "o.hdf5")) << args << " left output behind";
+  }
+  // A number's own '+' (it was "not a number").
+  const Result plus =
+      hoshi("run -n 64 --quiet --t-end +0.0625 --dt +6.25e-2 --out " + (d / "plus").string(), d);
+  EXPECT_EQ(plus.status, 0) << plus.err;
+  for (const char* bad : {"++1", "+-1", "+"}) {
+    const Result r = hoshi(std::string("run --t-end ") + bad + " --out " + (d / "p2").string(), d);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("is not a number"), std::string::npos) << bad << ": " << r.err;
   }
   // -n with a particle file (the file brings its own particles).
   ASSERT_EQ(hoshi("ic -n 20 --out " + (d / "in.csv").string(), d).status, 0);

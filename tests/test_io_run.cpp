@@ -197,6 +197,66 @@ TEST(IoRun, RestartWithNoTimeLeftIsRefusedAndTouchesNothing) {
     EXPECT_EQ(test::read_all(b + "/energy.csv"), energy);
     EXPECT_EQ(test::read_all(b + "/checkpoint.hdf5"), checkpoint);
   }
+  // Eleven steps of 0.03 end an ulp short of 0.33, which the run loop takes as 0.33: its
+  // restart has no time left either (it took no step and rewrote the checkpoint).
+  const std::string c = dir.file("C");
+  ASSERT_EQ(
+      hoshi("run --ic plummer -n 64 --solver direct --quiet --t-end 0.33 --dt 0.03 --out " + c,
+            log),
+      0)
+      << test::read_all(log);
+  const std::string ulp = test::read_all(c + "/checkpoint.hdf5");
+  EXPECT_EQ(hoshi("run --restart " + c, log), 2);
+  EXPECT_NE(test::read_all(log).find("is not after the time 0.33"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(c + "/checkpoint.hdf5"), ulp);
+}
+
+// A restart may turn on a series that was off (no file of it yet): it starts at the first
+// multiple at or after the checkpoint's time, with the straight run's files there; a series
+// with files keeps its interval.
+TEST(IoRun, RestartMayStartASnapshotSeriesThatWasOff) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), s = dir.file("S"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --out " + a, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 1 --snapshot-every 0.25", log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "--t-end 1 --snapshot-every 0.25 --out " + s, log), 0)
+      << test::read_all(log);
+  for (const char* name : {"snapshot_000.hdf5", "snapshot_001.hdf5"})
+    EXPECT_FALSE(std::filesystem::exists(a + "/" + name)) << name;
+  for (const char* name : {"snapshot_002.hdf5", "snapshot_003.hdf5", "snapshot_004.hdf5"}) {
+    ASSERT_TRUE(std::filesystem::exists(a + "/" + name)) << name;
+    const SnapshotData x = read_hdf5_snapshot(a + "/" + name);
+    const SnapshotData y = read_hdf5_snapshot(s + "/" + name);
+    EXPECT_EQ(x.info.time, y.info.time) << name;
+    EXPECT_EQ(x.particles.x, y.particles.x) << name;
+    EXPECT_EQ(x.particles.vz, y.particles.vz) << name;
+  }
+  // Now that it has files, another interval is refused, and turning it off is not.
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 1.5 --snapshot-every 0.125", log), 2);
+  EXPECT_NE(test::read_all(log).find("numbered by the run's interval"), std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 1.25 --snapshot-every 0", log), 0)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_005.hdf5"));
+}
+
+// A progress line's time has the decimals its output interval needs (an interval of 5e-5
+// printed "t =    0.0001" for two rows).
+TEST(IoRun, ProgressLinesTellSmallOutputIntervalsApart) {
+  ScratchDir dir("run");
+  const std::string log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --solver direct --softening 0.1 --t-end 0.0001 --dt "
+                  "0.00001 --output-every 0.00005 --out " +
+                      dir.file("A"),
+                  log),
+            0)
+      << test::read_all(log);
+  const std::string text = test::read_all(log);
+  for (const char* t : {"t =    0.000000  step       0", "t =    0.000050  step       5",
+                        "t =    0.000100  step      10"})
+    EXPECT_NE(text.find(t), std::string::npos) << t << "\n" << text;
 }
 
 TEST(IoRun, QuietRunPrintsOnlyItsTwoClosingLines) {

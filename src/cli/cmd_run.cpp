@@ -347,6 +347,20 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
 // file's .param). Says how many it removed. Only where an earlier hoshi run was (its
 // energy.csv or checkpoint): Gadget-4, AREPO and SWIFT also name their outputs
 // snapshot_NNN.hdf5, and a directory of theirs keeps them.
+// Whether `dir` holds a file PREFIX + three or more digits + '.' + anything (snapshot_004.hdf5,
+// frame_012.png): a run's numbered outputs of one series.
+bool has_numbered_files(const std::string& dir, const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    std::size_t i = prefix.size();
+    while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+    if (i - prefix.size() >= 3 && i < name.size() && name[i] == '.') return true;
+  }
+  return false;
+}
+
 void remove_earlier_run_outputs(const std::string& dir, const std::string& input) {
   namespace fs = std::filesystem;
   {
@@ -1024,8 +1038,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const io::ParamList& st = checkpoint.info.state;
     start.step = static_cast<std::size_t>(state_number(st, "step", file, StateValue::count));
     start.time = state_number(st, "time", file, StateValue::non_negative);
-    // Before anything in the run directory is touched: a restart must have time left to run.
-    if (!(cfg.t_end > start.time)) {
+    // Before anything in the run directory is touched: a restart must have time left to run,
+    // beyond the run loop's tolerance (11 steps of 0.03 end an ulp short of 0.33: that restart
+    // took no step and rewrote the checkpoint).
+    if (!(cfg.t_end - time_tolerance(cfg.t_end) > start.time)) {
       std::ostringstream m;
       m << std::setprecision(10) << "--t-end " << cfg.t_end << " is not after the time "
         << start.time << " of " << file << " (nothing to continue)";
@@ -1066,14 +1082,26 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       outputs.checkpoints.next = first_after(outputs.checkpoints.every);
     // Snapshots and frames are named by the multiple k of their interval: another interval
     // would reuse the names of the files already there (0.0625 -> 0.25 replaced snapshot_001).
-    for (const char* key : {"snapshot-every", "render-every"})
-      if (changed(key))
-        throw std::invalid_argument(
-            "--" + std::string(key) + " " + r[key].as<std::string>() + " with --restart " +
-            restart_dir +
-            ": the files there are numbered by the run's interval; start a new run from the "
-            "checkpoint (--ic " +
-            restart_dir + "/" + kCheckpointName + ") to change it");
+    // A series with no file yet (it was off) starts at the first multiple at or after the
+    // checkpoint's time, as a run with that interval from the start would have it; one turned
+    // off writes nothing.
+    for (const auto& [key, prefix, schedule] :
+         {std::tuple<const char*, const char*, Schedule*>{"snapshot-every", "snapshot_",
+                                                          &outputs.snapshots},
+          {"render-every", "frame_", &outputs.frames}}) {
+      if (!changed(key) || schedule->every == 0) continue;
+      if (!has_numbered_files(restart_dir, prefix)) {
+        schedule->next = static_cast<std::int64_t>(
+            std::max(0.0, std::ceil((start.time - tiny) / schedule->every)));
+        continue;
+      }
+      throw std::invalid_argument(
+          "--" + std::string(key) + " " + r[key].as<std::string>() + " with --restart " +
+          restart_dir +
+          ": the files there are numbered by the run's interval; start a new run from the "
+          "checkpoint (--ic " +
+          restart_dir + "/" + kCheckpointName + ") to change it");
+    }
     // One layout per series of Gadget snapshots (a reader built or told for one layout reads
     // them all): a restart that would switch it mid-series is refused.
     const io::ParamValue* format_was =

@@ -31,13 +31,17 @@ void validate(const RunConfig& c) {
   };
   if (!(c.t_end >= 0) || !std::isfinite(c.t_end)) bad("--t-end", c.t_end, "must be >= 0");
   if (!(c.dt > 0) || !std::isfinite(c.dt)) bad("--dt", c.dt, "must be > 0");
-  if (c.eta == 0 && c.t_end / c.dt > 1e12)  // a run that cannot end (1e12 steps)
-    bad("--dt", c.dt, "more than 1e12 steps to --t-end");
+  // A run that cannot end (1e12 steps); a step below the run's time tolerance, 1e-12 t_end
+  // (time_tolerance), which a restart near t_end would have, is refused by this too.
+  if (c.eta == 0 && c.t_end / c.dt > 1e12) bad("--dt", c.dt, "more than 1e12 steps to --t-end");
   if (!(c.eta >= 0) || !std::isfinite(c.eta)) bad("--eta", c.eta, "must be >= 0");
   if (c.eta > 0 && !(c.solver.eps > 0))
     bad("--softening", c.solver.eps, "the adaptive step --eta needs > 0");
   if (!(c.output_every > 0) || !std::isfinite(c.output_every))
     bad("--output-every", c.output_every, "must be > 0");
+  // Each output row is a step of its own with --eta (the step lands on it), and a line.
+  if (c.t_end / c.output_every > 1e9)
+    bad("--output-every", c.output_every, "more than 1e9 outputs to --t-end");
   validate(c.solver);
 }
 
@@ -112,13 +116,20 @@ void require_finite_state(const ParticleSet& p, double t, std::size_t step) {
   throw std::runtime_error(s.str());
 }
 
-void log_line(std::ostream* log, std::size_t step, double t, const Diagnostics& d, double err,
-              double steps_per_s) {
+// The decimals of the progress line's time: 4, or enough to tell the outputs apart (an interval
+// of 5e-5 printed 0.0001 twice).
+int time_decimals(double output_every) {
+  const double digits = std::ceil(-std::log10(output_every)) + 1;
+  return static_cast<int>(std::clamp(digits, 4.0, 15.0));
+}
+
+void log_line(std::ostream* log, int decimals, std::size_t step, double t, const Diagnostics& d,
+              double err, double steps_per_s) {
   if (!log) return;
-  char buf[200];
+  char buf[240];
   std::snprintf(buf, sizeof buf,
-                "t = %9.4f  step %7zu  E = %+.8e  dE/E0 = %+.2e  2K/|W| = %.3f  %.1f steps/s", t,
-                step, d.total, err, d.virial_ratio, steps_per_s);
+                "t = %*.*f  step %7zu  E = %+.8e  dE/E0 = %+.2e  2K/|W| = %.3f  %.1f steps/s",
+                decimals + 5, decimals, t, step, d.total, err, d.virial_ratio, steps_per_s);
   *log << buf << "\n" << std::flush;
 }
 
@@ -214,6 +225,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.device_resident = lf.on_device();
   const RunStart* start = cfg.start;
   std::ostream* line = cfg.quiet ? nullptr : log;
+  const int decimals = time_decimals(cfg.output_every);
   Stopwatch wall;
 
   // A continued run already holds the accelerations of its state: computing them again
@@ -226,6 +238,24 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   if (!start || recompute || !has_accelerations(p)) accumulate(res.seconds, lf.initialise());
   res.initial = diagnostics(p);
   if (recompute) res.energy_jump = res.initial.total - before;
+  double t = start ? start->time : 0.0;
+  std::size_t step = start ? start->step : 0;
+  // The adaptive step, eta sqrt(eps / max|a|); a run that cannot end (1e12 steps left, as
+  // --dt's check says of fixed steps) is refused before anything is written (std::
+  // invalid_argument: --eta 1e-300), or stopped where it gets there (std::runtime_error).
+  const auto adaptive_step = [&](double now, std::size_t at_step) {
+    const double a2 = lf.max_acceleration2();
+    const double dt = adaptive_dt_from(a2, cfg.eta, cfg.solver.eps);
+    if (!((cfg.t_end - now) / dt > 1e12)) return dt;
+    std::ostringstream s;
+    s << std::setprecision(6) << "the adaptive step " << dt << " = " << cfg.eta
+      << " sqrt(eps / max|a|) at t = " << now << " (step " << at_step << ", max|a| "
+      << std::sqrt(a2) << ", eps " << cfg.solver.eps << ") leaves more than 1e12 steps to --t-end "
+      << cfg.t_end << ": raise --eta or --softening, or give fixed steps (--eta 0 --dt)";
+    if (at_step == (start ? start->step : 0)) throw std::invalid_argument(s.str());
+    throw std::runtime_error(s.str());
+  };
+  if (cfg.eta > 0 && t < cfg.t_end) adaptive_step(t, step);  // before the outputs are touched
   if (cfg.prepare_output) cfg.prepare_output();
   EnergyLog elog(cfg.out_dir, start != nullptr);
   const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
@@ -234,7 +264,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   };
   if (!start) {
     elog.row(0, 0.0, 0.0, res.initial, 0.0);
-    log_line(line, 0, 0.0, res.initial, 0.0, 0.0);
+    log_line(line, decimals, 0, 0.0, res.initial, 0.0, 0.0);
   }
 
   // Fixed step: t = t_base + (step - step_base) dt exactly (no accumulated round-off), with
@@ -242,9 +272,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   // A continued run keeps the grid its checkpoint records; one whose time is off that grid
   // (it ended with a short step, or dt changed) counts from its own time and step instead.
   const double tiny = time_tolerance(cfg.t_end);
-  double t = start ? start->time : 0.0;
   double next_output = start ? start->next_output : cfg.output_every;
-  std::size_t step = start ? start->step : 0;
   double t_base = 0.0;
   std::size_t step_base = 0;
   if (start) {
@@ -286,7 +314,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     double dt;
     std::optional<double> lands;  // a step cut short ends exactly at this output time or t_end
     if (cfg.eta > 0) {
-      dt = adaptive_dt_from(lf.max_acceleration2(), cfg.eta, cfg.solver.eps);
+      dt = adaptive_step(t, step);
       if (next_output - t <= dt) dt = next_output - t, lands = next_output;
       if (cfg.t_end - t <= dt) dt = cfg.t_end - t, lands = cfg.t_end;
     } else {
@@ -315,7 +343,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       const Diagnostics d = diagnostics(p);
       elog.row(step, t, dt, d, rel_err(d));
       const double w = wall.seconds();
-      log_line(line, step, t, d, rel_err(d),
+      log_line(line, decimals, step, t, d, rel_err(d),
                (step - steps_at_last_line) / std::max(1e-9, w - wall_at_last_line));
       steps_at_last_line = step;
       wall_at_last_line = w;
