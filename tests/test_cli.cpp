@@ -1019,6 +1019,16 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
             std::string::npos);
   r = hoshi("analyze " + (d / "g.csv").string() + " --bound -G 43007.1", d);
   EXPECT_EQ(r.err.find("assumed"), std::string::npos) << r.err;
+  // Options that only --bound or --profiles read are named when given without them (they
+  // were ignored without a word).
+  r = hoshi("analyze " + (d / "g.csv").string() + " --softening 0.1 --theta 0.3 --bins 10", d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --softening, --theta unused without --bound"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("note: --bins unused without --profiles"), std::string::npos) << r.err;
+  EXPECT_EQ(
+      hoshi("analyze " + (d / "g.csv").string() + " --bound --softening 0.1", d).err.find("unused"),
+      std::string::npos);
 }
 
 // accuracy --backend cuda on a machine without a device (or a build without CUDA): one line

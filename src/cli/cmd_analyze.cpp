@@ -268,6 +268,20 @@ int cmd_analyze(int argc, char** argv) {
     }
   }
   const bool bound = flag(r, "bound");
+  // Options that only --bound or --profiles read, given without it (as hoshi forces and run
+  // name tree options a direct sum does not use).
+  const auto say_unused = [&](std::initializer_list<const char*> keys, const char* without) {
+    std::string unused;
+    for (const char* key : keys)
+      if (r.count(key)) unused += std::string(unused.empty() ? "" : ", ") + "--" + key;
+    if (!unused.empty())
+      std::cerr << "hoshi analyze: note: " << unused << " unused without " << without << "\n";
+  };
+  if (!bound)
+    say_unused({"solver", "backend", "softening", "kernel", "theta", "criterion", "order", "alpha",
+                "n-leaf", "n-group", "local-ratio", "walk", "precision"},
+               "--bound");
+  if (prof_dir.empty()) say_unused({"bins", "axis", "disk-rmax"}, "--profiles");
   const double disk_rmax = number(r, "disk-rmax");
   if (!(disk_rmax >= 0)) throw std::invalid_argument("invalid --disk-rmax (must be >= 0)");
   std::uint64_t id_lo = 0, id_hi = UINT64_MAX;
