@@ -212,8 +212,13 @@ std::optional<double> given_G(const cxxopts::ParseResult& r) {
 
 int integer(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
+  const bool plus = s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-';  // as number()
+  const char* first = s.data() + (plus ? 1 : 0);
   int v = 0;
-  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+  auto res = std::from_chars(first, s.data() + s.size(), v);
+  if (res.ec == std::errc::result_out_of_range && res.ptr == s.data() + s.size())
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
+                                "' is out of range (at most 2147483647 in magnitude)");
   if (res.ec != std::errc() || res.ptr != s.data() + s.size())
     throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not an integer");
   return v;
@@ -671,8 +676,9 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
 }
 
 std::size_t parse_size(const std::string& s, const std::string& option, std::size_t min) {
+  const bool plus = s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-';  // as number()
   double v = 0;
-  auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+  auto res = std::from_chars(s.data() + (plus ? 1 : 0), s.data() + s.size(), v);
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v) ||
       v != std::floor(v))
     throw std::invalid_argument("invalid " + option + " value '" + s +
