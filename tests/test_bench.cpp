@@ -126,6 +126,9 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
       {"--solver warp", "--solver"},
       {"--threads -1", "--threads"},
       {"--repeat 2x", "--repeat"},
+      {"--repeat 99999999999", "'99999999999' is out of range"},  // was "not an integer"
+      // A misspelt model beside -n is that error (it was "-n 50: the particle file sets N").
+      {"--ic plumer", "no such file, and not a model"},
       {"--no-such-option", "no-such-option"},
   };
   for (const auto& [args, mention] : cases) {
@@ -134,8 +137,15 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
     EXPECT_NE(r.out.find(mention), std::string::npos) << args << ": " << r.out;
     EXPECT_FALSE(fs::exists(csv)) << args;
   }
+  // A peak so small that the fractions overflow (1e-320 printed inf).
+  CliRun r = hoshi("bench -n 50 --peak-gflops 1e-320 --csv " + csv.string());
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("invalid --peak-gflops"), std::string::npos) << r.out;
+  // A number's own '+' (it was "not an integer").
+  r = hoshi("bench -n +50 --repeat +1 --peak-gflops 1");
+  EXPECT_EQ(r.status, 0) << r.out;
   // A CSV in a missing directory is refused before any timing.
-  CliRun r = hoshi("bench -n 50 --peak-gflops 1 --csv " + (dir / "missing" / "b.csv").string());
+  r = hoshi("bench -n 50 --peak-gflops 1 --csv " + (dir / "missing" / "b.csv").string());
   EXPECT_EQ(r.status, 2) << r.out;
   // An existing CSV is not replaced without --overwrite.
   std::ofstream(csv) << "keep\n";
@@ -145,6 +155,32 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
   r = hoshi("bench -n 50 --peak-gflops 1 --overwrite --csv " + csv.string());
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(read_csv(csv).size(), 2u);
+  fs::remove_all(dir);
+}
+
+// A run's snapshot is timed with the softening and kernel the run used, as hoshi forces and
+// accuracy take them (bench timed eps 0), unless --softening is given.
+TEST(Bench, AParticleFileIsTimedWithTheSofteningItRecords) {
+  const fs::path dir = scratch_dir("bench_file");
+  const fs::path run = dir / "run";
+  ASSERT_EQ(hoshi("run -n 300 --softening 0.05 --kernel spline --t-end 0 --snapshot-every 1 "
+                  "--quiet --out " +
+                  run.string())
+                .status,
+            0);
+  const std::string snap = (run / "snapshot_000.hdf5").string();
+  CliRun r = hoshi("bench --ic " + snap + " --repeat 1 --peak-gflops 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kernel spline, softening 0.05,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: the softening " + snap + " records: 0.05 (spline"), std::string::npos)
+      << r.out;
+  r = hoshi("bench --ic " + snap + " --repeat 1 --peak-gflops 1 --softening 0.01");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kernel plummer, softening 0.01,"), std::string::npos) << r.out;
+  // A model has nothing recorded: 0, as before.
+  r = hoshi("bench -n 100 --repeat 1 --peak-gflops 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kernel plummer, softening 0,"), std::string::npos) << r.out;
   fs::remove_all(dir);
 }
 

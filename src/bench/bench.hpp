@@ -45,8 +45,9 @@ double measure_peak_gflops(int threads, double seconds = 0.2);
 // CSV, one row per BenchRow, header
 // solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,
 // seconds_keys,seconds_sort,seconds_permute,seconds_build,seconds_moments,seconds_walk,
-// pp_per_particle,pc_per_particle,m2l_per_particle (the tree build's phases, octree.hpp: permute
-// includes key_deep_cells; peak_fraction: of this CPU's peak, 0 for a CUDA row). Written
+// pp_per_particle,pc_per_particle,m2l_per_particle,precision (the tree build's phases,
+// octree.hpp: permute includes key_deep_cells; peak_fraction: of this CPU's float32 peak, 0 for
+// a CUDA row and a float64 one; precision: float32 or float64). Written
 // through io::write_atomically (a temporary file next to
 // PATH, renamed into place), so a failure never leaves a half-written file; throws
 // std::runtime_error if PATH cannot be written.

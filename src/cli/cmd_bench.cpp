@@ -36,11 +36,18 @@ cxxopts::Options bench_options() {
                          "timed repeats per N (the median is reported; the lower of the two "
                          "middle ones for an even count)",
                          cxxopts::value<std::string>()->default_value("5"))(
-      "csv", "also write one CSV row per N to FILE", cxxopts::value<std::string>())(
-      "overwrite", "replace an existing --csv file")(
+      "csv",
+      "also write one CSV row per N to FILE, columns solver, backend, n, threads, seconds, "
+      "interactions_per_second, gflops, peak_fraction (0 for CUDA and float64 rows), the tree "
+      "build's seconds_keys, seconds_sort, seconds_permute, seconds_build, seconds_moments and "
+      "seconds_walk, pp_per_particle, pc_per_particle, m2l_per_particle (cells taken through "
+      "local expansions), precision",
+      cxxopts::value<std::string>())("overwrite", "replace an existing --csv file")(
       "peak-gflops", "float32 peak in GFLOP/s instead of measuring it",
       cxxopts::value<std::string>());
-  add_solver_options(o);
+  add_solver_options(o, "auto", true,
+                     "; auto: the softening and kernel a particle file (--ic FILE) records, as "
+                     "hoshi forces and accuracy take them, else 0");
   add_ic_options(o, "4096,16384");
   add_threads_option(o);
   return o;
@@ -63,13 +70,14 @@ int cmd_bench(int argc, char** argv) {
   cxxopts::Options o = bench_options();
   const auto r = parse_options(o, argc, argv);
 
-  const SolverConfig config = solver_config(r);
+  SolverConfig config = solver_config(r, /*softening_auto=*/true);
   const int repeat = integer(r, "repeat");
   if (repeat < 1)
     throw std::invalid_argument("invalid --repeat " + std::to_string(repeat) + " (must be >= 1)");
   const std::string ic = r["ic"].as<std::string>();
   const bool from_file = !is_model(ic);
-  if (from_file && r.count("particles"))
+  // A name that is neither a model nor a file is that error, not "-n: the file sets N".
+  if (from_file && r.count("particles") && std::filesystem::exists(ic))
     throw std::invalid_argument("-n " + r["particles"].as<std::string>() + ": the particle file " +
                                 ic + " sets N");
   const std::vector<std::size_t> sizes =
@@ -88,14 +96,25 @@ int cmd_bench(int argc, char** argv) {
   double peak = 0;
   if (r.count("peak-gflops")) {
     peak = number(r, "peak-gflops");
-    if (!(peak > 0))
-      throw std::invalid_argument("invalid --peak-gflops " + number_text(peak) + " (must be > 0)");
+    if (!(peak >= 1e-3))  // below a MFLOP/s the fractions are nonsense (1e-320 gave inf)
+      throw std::invalid_argument("invalid --peak-gflops " + number_text(peak) +
+                                  " (must be >= 0.001)");
   }
+  if (flag(r, "overwrite") && csv.empty())
+    std::cerr << "hoshi bench: note: --overwrite unused without --csv\n";
   const int threads = apply_threads(r);
   // The first set and its solver before the table's header: a bad file, model parameter or
   // solver setting is one error line, not a header followed by an error.
-  ParticleSet first = from_file ? initial_conditions(r) : model_for_n(argc, argv, sizes[0]);
-  if (from_file) require_distinct_positions_in(first, config.eps, ic);
+  io::SnapshotInfo info;
+  ParticleSet first = from_file ? initial_conditions(r, &info) : model_for_n(argc, argv, sizes[0]);
+  if (from_file) {
+    // The forces the run that wrote the file computed (bench timed eps 0 on a run's snapshot).
+    if (const std::string said = take_recorded_softening(r, info.parameters, ic, config);
+        !said.empty())
+      std::cerr << "hoshi bench: note: the softening " << ic << " records: " << said
+                << "; --softening overrides)\n";
+    require_distinct_positions_in(first, config.eps, ic);
+  }
   make_solver(config, first.size());
   const bool measured = peak == 0;
   if (measured) peak = measure_peak_gflops(threads);
