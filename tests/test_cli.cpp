@@ -1277,6 +1277,20 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
   EXPECT_NE(bad.err.find("nope.csv"), std::string::npos) << bad.err;
   EXPECT_FALSE(fs::exists(prof2)) << "a failed analyze left profiles behind";
+  // The table may go into the --profiles directory that the command creates (it was refused:
+  // "directory prof2 does not exist"); a missing directory of its own is still an error.
+  const Result inside = hoshi("analyze " + a.string() + " --profiles " + prof2.string() +
+                                  " --csv " + (prof2 / "table.csv").string(),
+                              d);
+  EXPECT_EQ(inside.status, 0) << inside.err;
+  EXPECT_TRUE(fs::exists(prof2 / "table.csv"));
+  EXPECT_TRUE(fs::exists(prof2 / "snap_radial.csv"));
+  fs::remove_all(prof2);
+  const Result elsewhere = hoshi("analyze " + a.string() + " --profiles " + prof2.string() +
+                                     " --csv " + (d / "nodir" / "table.csv").string(),
+                                 d);
+  EXPECT_EQ(elsewhere.status, 2) << elsewhere.err;
+  EXPECT_FALSE(fs::exists(prof2));
 
   bad = hoshi("analyze " + a.string() + " " + (d / "run1" / ".." / "run1" / "snap.csv").string() +
                   " --profiles " + prof2.string(),

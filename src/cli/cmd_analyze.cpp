@@ -226,9 +226,21 @@ int cmd_analyze(int argc, char** argv) {
     axis = {v[0], v[1], v[2]};
   }
   std::string csv_path, prof_dir;
+  // The same file by two names: compared as absolute, normalised paths (they need not exist).
+  const auto same = [](const std::string& a, const std::string& b) {
+    namespace fs = std::filesystem;
+    return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
+  };
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
-    require_new_output(csv_path, overwrite, "--csv", files);
+    // A table inside the --profiles directory this command creates ("--profiles prof --csv
+    // prof/a.csv" was refused: "directory prof does not exist"): nothing there to replace.
+    std::error_code ec;
+    const std::filesystem::path parent = std::filesystem::path(csv_path).parent_path();
+    const bool in_new_profiles =
+        r.count("profiles") && !std::filesystem::exists(r["profiles"].as<std::string>(), ec) &&
+        same(parent.empty() ? std::string(".") : parent.string(), r["profiles"].as<std::string>());
+    if (!in_new_profiles) require_new_output(csv_path, overwrite, "--csv", files);
   }
   // Every output name is checked before any snapshot is read, and nothing is written until
   // every snapshot has been analysed: a bad input leaves no partial output behind.
@@ -242,11 +254,6 @@ int cmd_analyze(int argc, char** argv) {
     std::error_code ec;
     if (std::filesystem::exists(prof_dir, ec) && !std::filesystem::is_directory(prof_dir, ec))
       throw std::invalid_argument("--profiles " + prof_dir + ": is not a directory");
-    // The same file by two names: compared as absolute, normalised paths (they need not exist).
-    const auto same = [](const std::string& a, const std::string& b) {
-      namespace fs = std::filesystem;
-      return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
-    };
     if (!csv_path.empty() && same(csv_path, prof_dir))
       throw std::invalid_argument("--csv " + csv_path + ": the --profiles directory");
     names = profile_names(files);
