@@ -28,8 +28,11 @@ COLUMNS = ["criterion", "order", "walk", "theta", "err_p50", "err_p90", "err_p99
 
 
 def read(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
     if not rows:
         sys.exit(f"{path}: no rows")
     missing = [c for c in COLUMNS if c not in rows[0]]
@@ -49,6 +52,9 @@ def read(path):
                             for c in COLUMNS})
     for v in series.values():
         v.sort(key=lambda r: r["theta"])
+    if not any(r[c] > 0 for v in series.values() for r in v for c in ("err_p50", "err_max")):
+        sys.exit(f"{path}: every error is 0 (a set so small that the tree sums every pair "
+                 "directly): nothing to plot on a log scale")
     return series
 
 

@@ -9,6 +9,11 @@ source "$(dirname "$0")/python.sh"
 HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_cold_collapse}
 N=${N:-2000}
+# One particle has no potential energy to deepen (it printed t_c / t_ff = 0.000).
+if [[ "$N" =~ ^[0-9]+$ ]] && (( N < 2 )); then
+  echo "cold_collapse.sh: N=$N: a collapse needs at least 2 particles" >&2
+  exit 2
+fi
 "$HOSHI" run --ic uniform -n "$N" --seed 17 --solver direct --softening 0.02 \
   --dt 0.002 --t-end 1.4 --output-every 0.01 --out "$OUT" --overwrite --quiet >/dev/null
 "$PY" - "$OUT/energy.csv" "$N" <<'PY'

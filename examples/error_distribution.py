@@ -29,7 +29,11 @@ COLUMNS = KEY + ["id", "r", "a_ref", "acc_err", "pot_err"]
 
 
 def read(path, where):
-    with open(path, newline="") as f:
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
+    with f:
         reader = csv.DictReader(f)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:

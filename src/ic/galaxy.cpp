@@ -572,7 +572,10 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
     const double vr_new = -std::sqrt(std::max(v2 - vt * vt, 0.0));  // approaching
     dv = (vr_new - vr) * rhat;
     if (v2 < vt * vt && mp.warn) {
-      const double e_kepler = 0.5 * mu * (vr * vr + vt * vt) - G * M1 * M2 / r0;
+      // A parabolic orbit's is 0, not the round-off of the difference (5.8e-16 was printed).
+      const double e_scale = G * M1 * M2 / r0;
+      double e_kepler = 0.5 * mu * (vr * vr + vt * vt) - e_scale;
+      if (std::abs(e_kepler) < 1e-12 * e_scale) e_kepler = 0;
       const double e_orbit = 0.5 * mu * vt * vt + w12;
       std::ostringstream w;
       w.precision(3);
