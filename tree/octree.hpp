@@ -50,7 +50,7 @@ struct DeepCells {
   // Ranges of the sorted particles, each the whole of one crowded cell (its particles have
   // one key), in increasing order, and the level down to which the cell is split (22..42:
   // nodes stay well above the coordinates' rounding and their float moments in range;
-  // octree.cpp, deep_level_cap).
+  // octree.cpp, deep_level_cap; 21: not split, a leaf, but ordered as the others are).
   struct Run {
     std::uint64_t begin, end;
     int max_level;
@@ -58,7 +58,9 @@ struct DeepCells {
   std::vector<Run> runs;
   // For the sorted particle at position k of run r, at slot s = start[r] + (k - begin):
   // keys[s], its Morton key within the cell (the cell divided into 2^21 per axis; sorted within
-  // each run), and order[s], the position in the run it had before key_deep_cells.
+  // each run, equal keys by position x, y, z, then mass, then the position in the run: the
+  // order does not depend on the input's), and order[s], the position in the run it had
+  // before key_deep_cells.
   std::vector<std::uint64_t> start;
   std::vector<std::uint64_t> keys;
   std::vector<std::uint64_t> order;
@@ -70,13 +72,14 @@ struct DeepCells {
   void permute(T* a) const;
 };
 
-// Finds the crowded cells of sorted_keys (runs of more than n_leaf equal keys) that can be split
-// (a cell holding a point far from the origin compared with the box, or only particles so
-// light that their float moments would underflow, is not: deep_level_cap), computes the particles'
-// keys inside their cell from the sorted positions and sorts each run by them, stably (equal keys
-// keep their order). The sorted keys need no change (equal within a run); every other array of the
-// sorted particles is brought into the new order by deep.permute. Parallel over runs; a scan of
-// the keys when there are none.
+// Finds the crowded cells of sorted_keys (runs of more than n_leaf equal keys), with the level to
+// which each can be split (a cell holding a point far from the origin compared with the box, or
+// only particles so light that their float moments would underflow, cannot: max_level 21,
+// deep_level_cap), computes the particles' keys inside their cell from the sorted positions and
+// sorts each run by them, equal keys by position, mass, then their order (so that the order
+// does not depend on the input's). The sorted keys need no change (equal within a run); every other
+// array of the sorted particles is brought into the new order by deep.permute. Parallel over runs;
+// a scan of the keys when there are none.
 void key_deep_cells(const std::uint64_t* sorted_keys, const double* x, const double* y,
                     const double* z, const double* m, std::size_t n, const BoundingCube& cube,
                     int n_leaf, DeepCells& deep);
