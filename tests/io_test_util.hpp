@@ -50,6 +50,46 @@ inline ParticleSet sample_particles(std::size_t n, std::uint64_t seed = 7) {
   return p;
 }
 
+// The columns a format holds, for expect_columns.
+enum Columns : unsigned {
+  kPositions = 1,
+  kVelocities = 2,
+  kMasses = 4,
+  kIds = 8,
+  kPotentials = 16,
+  kAccelerations = 32,
+  kAllColumns = 63,
+};
+
+// Each column of `cols` of `got` equals `want`'s, exactly, or rounded through float32 where the
+// format stores float32 (`float32`): a round trip that lost or swapped a column (velocities read
+// from the coordinates) fails, whichever column it is.
+inline void expect_columns(const ParticleSet& got, const ParticleSet& want, unsigned cols,
+                           bool float32 = false) {
+  ASSERT_EQ(got.size(), want.size());
+  const auto r = [&](const std::vector<double>& v) {
+    std::vector<double> out(v);
+    if (float32)
+      for (double& x : out) x = static_cast<double>(static_cast<float>(x));
+    return out;
+  };
+  const auto check =
+      [&](unsigned col, const char* name,
+          std::initializer_list<std::pair<const std::vector<double>*, const std::vector<double>*>>
+              pairs) {
+        if (!(cols & col)) return;
+        int k = 0;
+        for (const auto& [g, w] : pairs) EXPECT_EQ(*g, r(*w)) << name << " column " << k++;
+      };
+  check(kPositions, "position", {{&got.x, &want.x}, {&got.y, &want.y}, {&got.z, &want.z}});
+  check(kVelocities, "velocity", {{&got.vx, &want.vx}, {&got.vy, &want.vy}, {&got.vz, &want.vz}});
+  check(kMasses, "mass", {{&got.m, &want.m}});
+  check(kPotentials, "potential", {{&got.pot, &want.pot}});
+  check(kAccelerations, "acceleration",
+        {{&got.ax, &want.ax}, {&got.ay, &want.ay}, {&got.az, &want.az}});
+  if (cols & kIds) EXPECT_EQ(got.id, want.id) << "ids";
+}
+
 inline std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -159,10 +159,33 @@ TEST(DiskGalaxy, TruncatedDiskHoldsItsMassInside) {
 // have the same v_R and v_phi), has a relative error sqrt(1/n) = 3% (1 sigma); the
 // profile's variation across the annulus (sigma_R^2 ~ exp(-R/R_d), +-0.24 R_d) biases the
 // annulus mean only at second order, < 1%.
-// Bound: 4 sigma = 13% on Q. A wrong 3.36 or kappa (e.g. kappa = Omega) fails.
+// Bound: 4 sigma = 13% on Q. Q is formed with kappa and Sigma computed here, independently of the
+// model's tables (the model's own kappa() and surface_density() are what the sampler used: a
+// wrong kappa, (1 + slope) for (2 + slope), passed): Omega^2(R) = G M_halo(<R) / R^3 - a_R / R
+// with a_R the disk's midplane force (Hankel transform), kappa^2 = R dOmega^2/dR + 4 Omega^2 by
+// central differences of step 1e-4 R (error ~1e-8), Sigma the truncated exponential's.
+// The model's kappa() against this: its table has steps of 0.062 in ln R, whose central
+// differences and linear interpolation each err by ~h^2 / 8 ~ 5e-4 (relative); bound 2e-3.
 TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
   DiskGalaxyParams gp;
   const DiskGalaxyModel model(gp);
+  const double Rmax = 10 * gp.disk_Rd;  // disk_Rmax 0: 10 R_d
+  const auto omega2 = [&](double R) {
+    const double a_disk = exponential_disk_radial_accel(
+                              R, gp.disk_mass / exponential_disk_mass_fraction(Rmax, gp.disk_Rd),
+                              gp.disk_Rd, gp.disk_z0) -
+                          exponential_disk_outer_radial_accel(
+                              R, gp.disk_mass / exponential_disk_mass_fraction(Rmax, gp.disk_Rd),
+                              gp.disk_Rd, Rmax, gp.disk_z0);
+    return hernquist_mass(R, gp.halo_mass, gp.halo_a) / (R * R * R) - a_disk / R;
+  };
+  const double RQ0 = model.reference_radius(), h = 1e-4 * RQ0;
+  const double kappa_here =
+      std::sqrt(RQ0 * (omega2(RQ0 + h) - omega2(RQ0 - h)) / (2 * h) + 4 * omega2(RQ0));
+  EXPECT_NEAR(model.kappa(RQ0) / kappa_here, 1.0, 2e-3);
+  const double sigma_here = gp.disk_mass / exponential_disk_mass_fraction(Rmax, gp.disk_Rd) /
+                            (2 * kPi * gp.disk_Rd * gp.disk_Rd) * std::exp(-RQ0 / gp.disk_Rd);
+  EXPECT_NEAR(model.surface_density(RQ0) / sigma_here, 1.0, 1e-9);
   const ParticleSet p = model.sample(40000, 7);
   std::size_t nh, nd, nb;
   model.split(40000, nh, nd, nb);
@@ -192,7 +215,7 @@ TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
   }
   ASSERT_GT(nn, 700);
   const double sigma = std::sqrt(s2 / nn - (s / nn) * (s / nn));
-  const double Q = sigma * model.kappa(RQ) / (3.36 * model.surface_density(RQ));
+  const double Q = sigma * kappa_here / (3.36 * sigma_here);
   EXPECT_NEAR(Q / gp.disk_Q, 1.0, 4 * std::sqrt(1 / nn) + 0.01);
   // Mean rotation: standard error sigma_phi / sqrt(n/2); 4 sigma.
   EXPECT_NEAR(svphi / nn, model.mean_vphi(RQ), 4 * model.sigma_phi(RQ) / std::sqrt(nn / 2) + 1e-3);

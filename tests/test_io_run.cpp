@@ -38,16 +38,8 @@ int hoshi(const std::string& args, const std::string& log) {
 }
 
 void expect_same_particles(const ParticleSet& a, const ParticleSet& b) {
-  ASSERT_EQ(a.size(), b.size());
-  // Bit for bit: exact equality of every double.
-  EXPECT_EQ(a.x, b.x);
-  EXPECT_EQ(a.y, b.y);
-  EXPECT_EQ(a.z, b.z);
-  EXPECT_EQ(a.vx, b.vx);
-  EXPECT_EQ(a.vy, b.vy);
-  EXPECT_EQ(a.vz, b.vz);
-  EXPECT_EQ(a.ax, b.ax);
-  EXPECT_EQ(a.id, b.id);
+  // Bit for bit: exact equality of every double of every column.
+  test::expect_columns(a, b, test::kAllColumns);
 }
 
 double state(const SnapshotData& d, const char* key) {
