@@ -188,8 +188,18 @@ TEST(Profiles, ExponentialDiskSurfaceDensityAndThickness) {
     EXPECT_NEAR(d.surface_density[b], expect, 4 * sigma) << b;
     const double zr = kPi * gp.disk_z0 / std::sqrt(12.0);
     EXPECT_NEAR(d.z_rms[b], zr, 4 * zr / std::sqrt(d.count[b] / 2.0)) << b;
-    // Rotation: the mean v_phi of the annulus is the model's mean_vphi at a radius inside it.
-    EXPECT_GT(d.mean_vphi[b], 0.0);
+    // Rotation: the mean v_phi of the annulus is the model's mean_vphi at a radius inside it
+    // (between its values at the edges and middle), within 4 standard errors sigma_phi /
+    // sqrt(n/2) (mirror pairs share v_phi).
+    double lo_v = HUGE_VAL, hi_v = -HUGE_VAL, s_phi = 0;
+    for (double R : {d.R_lo[b], d.R_mid[b], d.R_hi[b]}) {
+      lo_v = std::min(lo_v, model.mean_vphi(R));
+      hi_v = std::max(hi_v, model.mean_vphi(R));
+      s_phi = std::max(s_phi, model.sigma_phi(R));
+    }
+    const double se = 4 * s_phi / std::sqrt(d.count[b] / 2.0);
+    EXPECT_GE(d.mean_vphi[b], lo_v - se) << b;
+    EXPECT_LE(d.mean_vphi[b], hi_v + se) << b;
   }
 }
 

@@ -119,13 +119,13 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
   const fs::path csv = dir / "b.csv";
   const std::string tail = " --peak-gflops 1 --csv " + csv.string();
   const std::pair<std::string, std::string> cases[] = {
-      {"-n 0", "-n"},
-      {"-n 100,x", "-n"},
-      {"--repeat 0", "--repeat"},
-      {"--softening -1", "--softening"},
-      {"--solver warp", "--solver"},
-      {"--threads -1", "--threads"},
-      {"--repeat 2x", "--repeat"},
+      {"-n 0", "invalid -n 0 (must be >= 1)"},
+      {"-n 100,x", "invalid -n value 'x'"},
+      {"--repeat 0", "invalid --repeat 0 (must be >= 1)"},
+      {"--softening -1", "invalid --softening -1 (must be >= 0)"},
+      {"--solver warp", "invalid --solver 'warp'"},
+      {"--threads -1", "invalid --threads -1"},
+      {"--repeat 2x", "option --repeat: value '2x' is not an integer"},
       {"--repeat 99999999999", "'99999999999' is out of range"},  // was "not an integer"
       // A misspelt model beside -n is that error (it was "-n 50: the particle file sets N").
       {"--ic plumer", "no such file, and not a model"},
@@ -135,6 +135,7 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
     const CliRun r = hoshi("bench -n 50 " + args + tail);
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find(mention), std::string::npos) << args << ": " << r.out;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
     EXPECT_FALSE(fs::exists(csv)) << args;
   }
   // A peak so small that the fractions overflow (1e-320 printed inf).
@@ -147,11 +148,19 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
   // A CSV in a missing directory is refused before any timing.
   r = hoshi("bench -n 50 --peak-gflops 1 --csv " + (dir / "missing" / "b.csv").string());
   EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--csv " + (dir / "missing" / "b.csv").string()), std::string::npos)
+      << r.out;
   // An existing CSV is not replaced without --overwrite.
   std::ofstream(csv) << "keep\n";
   r = hoshi("bench -n 50 --peak-gflops 1 --csv " + csv.string());
   EXPECT_EQ(r.status, 2) << r.out;
-  EXPECT_NE(r.out.find("--csv"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--csv " + csv.string()), std::string::npos) << r.out;
+  {
+    std::ifstream kept(csv);
+    std::string line;
+    std::getline(kept, line);
+    EXPECT_EQ(line, "keep");
+  }
   r = hoshi("bench -n 50 --peak-gflops 1 --overwrite --csv " + csv.string());
   EXPECT_EQ(r.status, 0) << r.out;
   EXPECT_EQ(read_csv(csv).size(), 2u);
@@ -184,13 +193,19 @@ TEST(Bench, AParticleFileIsTimedWithTheSofteningItRecords) {
   fs::remove_all(dir);
 }
 
-// A solver that counts its calls and reports a fixed number of interactions per call.
+// A solver that counts its calls and reports a fixed number of interactions per call, but for
+// the first call (the warm-up), whose counts and phases differ: the row must be a timed call's.
 class CountingSolver final : public GravitySolver {
  public:
   int calls = 0;
   ForceStats compute(ParticleSet& p) override {
     ++calls;
     ForceStats st;
+    if (calls == 1) {
+      st.pp = 999;
+      st.seconds["walk"] = 9;
+      return st;
+    }
     st.pp = p.size() * 3;
     st.pc = 7;
     st.m2l = 11;

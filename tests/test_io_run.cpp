@@ -397,6 +397,26 @@ TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
   EXPECT_NEAR(2 * kinetic / std::abs(potential), 1.0, 0.15);
   // Henon energy E = -1/4 G M^2 / r_unit scales with G: E = -43007.1 / 4 (same noise).
   EXPECT_NEAR((kinetic + potential) / (-43007.1 / 4), 1.0, 0.15);
+  // Exactly: the same draw in Henon units has the same positions, velocities 1/sqrt(G) of
+  // these and potentials 1/G of these (to the round-off of one scaling and the double sums).
+  const std::string henon = dir.file("H");
+  ASSERT_EQ(hoshi("run --ic plummer -n 512 --solver direct --precision double --softening 0 "
+                  "--t-end 0 --quiet --out " +
+                      henon,
+                  log),
+            0)
+      << test::read_all(log);
+  const ParticleSet h = read_hdf5_snapshot(henon + "/checkpoint.hdf5").particles;
+  ASSERT_EQ(h.size(), p.size());
+  // The unit system's G from the cgs constants (43007.1057...), as the checkpoint records it.
+  const double G = c.info.G > 0 ? c.info.G : c.info.units.G(), sqrt_g = std::sqrt(G);
+  EXPECT_NEAR(G, 43007.1, 0.01);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    ASSERT_EQ(p.x[i], h.x[i]) << i;
+    ASSERT_EQ(p.z[i], h.z[i]) << i;
+    ASSERT_NEAR(p.vy[i], sqrt_g * h.vy[i], 1e-14 * sqrt_g * (std::abs(h.vy[i]) + 1e-3)) << i;
+    ASSERT_NEAR(p.pot[i], G * h.pot[i], 1e-12 * G * std::abs(h.pot[i])) << i;
+  }
   // hoshi analyze uses the snapshot's G: the model is bound (it took G = 1 and found no bound
   // mass) and vcirc = sqrt(G M(<r) / r) with G = 43007.1 (it printed the G = 1 value).
   const std::string csv = dir.file("a.csv"), prof = dir.file("prof");
