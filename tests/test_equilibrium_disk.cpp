@@ -36,10 +36,11 @@ double max_energy_error(ParticleSet p, GravitySolver& solver, double dt, int ste
 // z0 = 0.01, Q = 1.5) conserves energy over one rotation period at R_Q, T = 2 pi R_Q / v_c,
 // at hoshi run's defaults, softening eps = 0.01 (= z0) and dt = 1/128 (T / 330; the shortest
 // orbital time in the softened centre, 2 pi eps / v_c(eps) ~ 0.3, is 40 steps). The leapfrog's
-// energy error is second order: with dt/2 it must fall by a factor near 4 (more than 2.5; a
-// first-order scheme or a force inconsistent with the potential gives ~2 or no change), and at dt
-// it must be below 1e-3 ((dt / t_orb)^2 (2 pi)^2 / 8 ~ 3e-3 for the innermost orbits, which carry a
-// small fraction of the energy). N = 2000, float direct summation (force round-off 1e-7).
+// energy error is second order: with dt/4 it must fall by a factor near 16 (more than 8; a
+// first-order scheme, 4, or a force inconsistent with the potential, no change, fails), and at
+// dt it must be below 1e-3: the innermost orbits' (dt / t_orb)^2 (2 pi)^2 / 8 ~ 3e-3 weighted
+// by their share of the energy, a few percent of the particles within 2 eps. N = 2000, float
+// direct summation (force round-off 1e-7).
 // On every backend (the CUDA solver when built and a device is present; skipped otherwise).
 class DiskGalaxyRun : public ::testing::TestWithParam<Backend> {
  protected:

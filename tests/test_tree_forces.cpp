@@ -487,6 +487,27 @@ TEST_P(Plummer100kOn, CriteriaAndRelativeSecondCall) {
     EXPECT_LT(e.p(0.5), c.tree.alpha);
     EXPECT_LT(e.p(0.99), 4 * c.tree.alpha);
   }
+  // Each particle's own |a_old| (input order to tree order): the targets with errors above 1e-4
+  // get |a_old| = 1e-30, so the walk opens every cell with mass for them (for their group), and
+  // their forces become the float32 direct sum's (errors ~5e-6 at 1e5: docs/perf-gpu.md's
+  // 5.4e-6 at 2^16, 8.9e-6 at 2^18); bound 2e-5, a fifth of their errors before. Another
+  // particle's |a_old| (a lost mapping) left them at their errors; the bounds above let it pass.
+  const auto relative_error = [&](const ParticleSet& q, std::size_t k) {
+    const std::size_t i = d.targets[k];
+    return std::hypot(q.ax[i] - d.ref.ax[k], q.ay[i] - d.ref.ay[k], q.az[i] - d.ref.az[k]) /
+           std::hypot(d.ref.ax[k], d.ref.ay[k], d.ref.az[k]);
+  };
+  std::vector<std::size_t> large;
+  for (std::size_t k = 0; k < d.targets.size(); ++k)
+    if (relative_error(p, k) > 1e-4) large.push_back(k);
+  ASSERT_GE(large.size(), 10u);
+  large.resize(10);
+  for (std::size_t k : large) {
+    const std::size_t i = d.targets[k];
+    p.ax[i] = 1e-30, p.ay[i] = 0, p.az[i] = 0;
+  }
+  s->compute(p);
+  for (std::size_t k : large) EXPECT_LT(relative_error(p, k), 2e-5) << "target " << d.targets[k];
 }
 
 INSTANTIATE_TEST_SUITE_P(Solvers, Plummer100kOn, ::testing::ValuesIn(kVariants), variant_name);
@@ -593,9 +614,14 @@ TEST(TreeForces, LightFarCellsDoNotAddUpOnARing) {
 // of the cell is 0.037 of |a| (measured before mac_relative_bound_ok). With Salmon & Warren's
 // bound the cell may err by at most kRelativeBoundFactor alpha |a_old|: that is the bound
 // (6e-3 at alpha 0.0015; measured 6e-8, the cell is opened). One-particle leaves and groups,
-// so that the cell is a node and the target's group is the target; the CUDA group mode's
-// groups of 32 hold the whole set and open the cell anyway.
+// so that the cell is a node and the target's group is the target. The CUDA group mode's groups
+// are 32 particles: there the group holds the whole set and opens the cell whatever the
+// criterion says (it passed with the bound switched off), so that mode is skipped.
 TEST_P(TreeForcesOn, RelativeCriterionBoundsACellWithItsMassAtOneCorner) {
+  if (GetParam().box_mirror ||
+      (GetParam().backend == Backend::cuda && GetParam().walk == WalkKind::group))
+    GTEST_SKIP() << "groups of 32 hold all six particles: the cell is opened whatever the "
+                    "criterion (the bound is tested by the CPU walks on the same HOSTDEV code)";
   const double light = 0.2;
   const double com = (4.01 + 4.99 * light) / (1 + light);  // per axis
   const double b_max = std::sqrt(3.0) * (4.99 - com);
@@ -801,18 +827,22 @@ Errors degenerate_errors(const ParticleSet& p0, TreeVariant v, double theta,
 TEST_P(TreeForcesOn, TwoClustersFarApart) {
   // Two Plummer clusters 1e6 apart: each sees the other as a point mass (force 1e-12 of
   // its own); the bounds are those of a single cluster of this size (2000: measured p99
-  // ~1e-3 at theta 0.5 for both walks).
-  ParticleSet p = make_plummer(2000, 5);
-  ParticleSet q = make_plummer(2000, 6);
-  for (std::size_t i = 0; i < q.size(); ++i) {
-    q.x[i] += 1e6;
-    q.id[i] += 2000;
+  // ~1e-3 at theta 0.5 for both walks). And 30 apart, where the other's pull, 1/900 of the
+  // unit internal force, is above the p50 bound: a walk that left it out fails there.
+  for (const double d : {1e6, 30.0}) {
+    SCOPED_TRACE(d);
+    ParticleSet p = make_plummer(2000, 5);
+    ParticleSet q = make_plummer(2000, 6);
+    for (std::size_t i = 0; i < q.size(); ++i) {
+      q.x[i] += d;
+      q.id[i] += 2000;
+    }
+    p.append(q);
+    const auto targets = random_targets(p.size(), 4000, 1);
+    const Errors e = degenerate_errors(p, GetParam(), 0.5, targets);
+    EXPECT_LT(e.p(0.5), 5e-4);
+    EXPECT_LT(e.p(0.99), 3e-3);
   }
-  p.append(q);
-  const auto targets = random_targets(p.size(), 4000, 1);
-  const Errors e = degenerate_errors(p, GetParam(), 0.5, targets);
-  EXPECT_LT(e.p(0.5), 5e-4);
-  EXPECT_LT(e.p(0.99), 3e-3);
 }
 
 // An escaper 1e6 away beside a cluster, in the root octant next to one of the cluster's sparse
