@@ -39,14 +39,15 @@ Cluster cluster(double l) {
 }
 
 struct Errors {
-  double mono, quad;  // |a_term - a_exact| / |a_exact|
+  double mono, quad;          // |a_term - a_exact| / |a_exact|
+  double mono_pot, quad_pot;  // |phi_term - phi_exact| / |phi_exact|
 };
 
 // The cell terms at the target d (from the target to the com) against the exact sum.
 Errors term_errors(const Cluster& c, double dx, double dy, double dz, double eps) {
   const double eps2 = eps * eps;
   double M = 0, q[6] = {0, 0, 0, 0, 0, 0}, s2 = 0;
-  double ex = 0, ey = 0, ez = 0;
+  double ex = 0, ey = 0, ez = 0, ep = 0;
   for (std::size_t k = 0; k < c.m.size(); ++k) {
     const double x = c.x[k], y = c.y[k], z = c.z[k], m = c.m[k], r2 = x * x + y * y + z * z;
     M += m;
@@ -57,13 +58,15 @@ Errors term_errors(const Cluster& c, double dx, double dy, double dz, double eps
     const double px = dx + x, py = dy + y, pz = dz + z;
     const double inv = 1 / std::sqrt(px * px + py * py + pz * pz + eps2);
     ex += m * px * inv * inv * inv, ey += m * py * inv * inv * inv, ez += m * pz * inv * inv * inv;
+    ep -= m * inv;
   }
   double mx = 0, my = 0, mz = 0, mp = 0, qx = 0, qy = 0, qz = 0, qp = 0;
   cell_monopole<double>(dx, dy, dz, M, eps2, mx, my, mz, mp);
   cell_quadrupole<double>(dx, dy, dz, M, q[0], q[1], q[2], q[3], q[4], q[5], s2, eps2, qx, qy, qz,
                           qp);
   const double a = std::sqrt(ex * ex + ey * ey + ez * ez);
-  return {std::hypot(mx - ex, my - ey, mz - ez) / a, std::hypot(qx - ex, qy - ey, qz - ez) / a};
+  return {std::hypot(mx - ex, my - ey, mz - ez) / a, std::hypot(qx - ex, qy - ey, qz - ez) / a,
+          std::abs(mp - ep) / std::abs(ep), std::abs(qp - ep) / std::abs(ep)};
 }
 
 TEST(Multipole, SoftenedQuadrupoleErrorFallsAsTheCubeOfTheCellSize) {
@@ -88,7 +91,15 @@ TEST(Multipole, SoftenedQuadrupoleErrorFallsAsTheCubeOfTheCellSize) {
         }
         EXPECT_GT(prev.mono / e.mono, 3.5) << "l " << l;  // ~4
         EXPECT_LT(prev.mono / e.mono, 4.5) << "l " << l;
+        // The potential's terms alike: the monopole's error is the quadrupole's l^2 part (the
+        // dipole vanishes about the com), the quadrupole's the octupole's l^3.
+        if (k > 1) {
+          EXPECT_GT(prev.quad_pot / e.quad_pot, 6.0) << "l " << l;
+        }
+        EXPECT_GT(prev.mono_pot / e.mono_pot, 3.5) << "l " << l;
+        EXPECT_LT(prev.mono_pot / e.mono_pot, 4.5) << "l " << l;
       }
+      EXPECT_LT(e.quad_pot, e.mono_pot / 4) << "l " << l;
       prev = e;
     }
   }
