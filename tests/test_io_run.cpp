@@ -198,9 +198,13 @@ TEST(IoRun, RestartWithNoTimeLeftIsRefusedAndTouchesNothing) {
       0)
       << test::read_all(log);
   const std::string ulp = test::read_all(c + "/checkpoint.hdf5");
-  EXPECT_EQ(hoshi("run --restart " + c, log), 2);
+  EXPECT_EQ(hoshi("run --restart " + c + "/", log), 2);
   EXPECT_NE(test::read_all(log).find("is not after the time 0.33"), std::string::npos)
       << test::read_all(log);
+  // The directory named once (--restart C/ printed C//checkpoint.hdf5).
+  EXPECT_NE(test::read_all(log).find(c + "/checkpoint.hdf5"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("//"), std::string::npos) << test::read_all(log);
   EXPECT_EQ(test::read_all(c + "/checkpoint.hdf5"), ulp);
 }
 
@@ -1351,6 +1355,27 @@ TEST(IoRun, RestartWithNewForceSettingsRecomputesTheForces) {
       << test::read_all(log);
   EXPECT_NE(test::read_all(log).find("force settings changed: --softening 0.03 (was 0.02)"),
             std::string::npos)
+      << test::read_all(log);
+  // A per-particle walk's record from before 2026-12-02 also named the group walk's n_group and
+  // local_ratio: the same forces, not recomputed (the restart was no longer bit for bit).
+  const std::string w = dir.file("W");
+  ASSERT_EQ(hoshi(kRun + "--solver tree --walk particle --t-end 0.125 --out " + w, log), 0)
+      << test::read_all(log);
+  const std::string now =
+      to_string(*find_param(read_hdf5_snapshot(w + "/checkpoint.hdf5").info.state, "forces"));
+  ASSERT_NE(now.find(" n_leaf=16 walk=particle"), std::string::npos) << now;
+  std::string old = now;
+  old.replace(old.find(" walk=particle"), 0, " n_group=128 local_ratio=0.37");
+  test::set_hdf5_string(w + "/checkpoint.hdf5", "RunState", "forces", old);
+  ASSERT_EQ(hoshi("run --restart " + w + " --t-end 0.25", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("force settings changed"), std::string::npos)
+      << test::read_all(log);
+  // Another value of a key both name is a change.
+  std::string other = now;
+  other.replace(other.find("n_leaf=16"), 9, "n_leaf=8");
+  test::set_hdf5_string(w + "/checkpoint.hdf5", "RunState", "forces", other);
+  ASSERT_EQ(hoshi("run --restart " + w + " --t-end 0.375", log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("force settings changed"), std::string::npos)
       << test::read_all(log);
 }
 

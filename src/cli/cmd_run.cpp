@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -339,14 +340,6 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
   return std::make_pair(std::move(before), it->second);
 }
 
-// What an earlier run wrote into a directory that --overwrite reuses: its energy.csv,
-// checkpoint, snapshots and frames, which this run would replace only in part (a shorter run
-// left the earlier run's later snapshots beside its own, one series made of two runs).
-// Nothing else in the directory is touched, nor the run's own input (`--ic OUT/snapshot_004.hdf5`
-// or `--ic OUT/checkpoint.hdf5 --overwrite`, which the restart error suggests, and a tipsy
-// file's .param). Says how many it removed. Only where an earlier hoshi run was (its
-// energy.csv or checkpoint): Gadget-4, AREPO and SWIFT also name their outputs
-// snapshot_NNN.hdf5, and a directory of theirs keeps them.
 // Whether `dir` holds a file PREFIX + three or more digits + '.' + anything (snapshot_004.hdf5,
 // frame_012.png): a run's numbered outputs of one series.
 bool has_numbered_files(const std::string& dir, const std::string& prefix) {
@@ -361,6 +354,39 @@ bool has_numbered_files(const std::string& dir, const std::string& prefix) {
   return false;
 }
 
+// Whether two describe_forces records name the same forces: the same words (solver, backend,
+// precision, kernel) and the same value for every KEY=VALUE both hold. A record of a version
+// that also listed settings its walk does not use (n_group and local_ratio of a per-particle
+// walk, before 2026-12-02) is the same forces (its restart recomputed them for nothing and was
+// no longer bit for bit).
+bool same_forces(const std::string& a, const std::string& b) {
+  const auto split = [](const std::string& s) {
+    std::vector<std::string> words;
+    std::map<std::string, std::string> values;
+    std::istringstream in(s);
+    for (std::string w; in >> w;)
+      if (const auto eq = w.find('='); eq == std::string::npos)
+        words.push_back(w);
+      else
+        values[w.substr(0, eq)] = w.substr(eq + 1);
+    return std::pair{words, values};
+  };
+  const auto [wa, va] = split(a);
+  const auto [wb, vb] = split(b);
+  if (wa != wb) return false;
+  for (const auto& [key, value] : va)
+    if (const auto it = vb.find(key); it != vb.end() && it->second != value) return false;
+  return true;
+}
+
+// What an earlier run wrote into a directory that --overwrite reuses: its energy.csv,
+// checkpoint, snapshots and frames, which this run would replace only in part (a shorter run
+// left the earlier run's later snapshots beside its own, one series made of two runs).
+// Nothing else in the directory is touched, nor the run's own input (`--ic OUT/snapshot_004.hdf5`
+// or `--ic OUT/checkpoint.hdf5 --overwrite`, which the restart error suggests, and a tipsy
+// file's .param). Says how many it removed. Only where an earlier hoshi run was (its
+// energy.csv or checkpoint): Gadget-4, AREPO and SWIFT also name their outputs
+// snapshot_NNN.hdf5, and a directory of theirs keeps them.
 void remove_earlier_run_outputs(const std::string& dir, const std::string& input) {
   namespace fs = std::filesystem;
   {
@@ -730,6 +756,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   io::SnapshotData checkpoint;
   if (restart) {
     restart_dir = first["restart"].as<std::string>();
+    // As --out: "pb/" names pb once in the messages (pb//checkpoint.hdf5).
+    while (restart_dir.size() > 1 && restart_dir.back() == '/') restart_dir.pop_back();
     const std::string file = restart_dir + "/" + kCheckpointName;
     checkpoint = io::read_hdf5_snapshot(file);
     // Before the forces are computed again: the run writes there (it failed at its first
@@ -1044,7 +1072,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (!(cfg.t_end - time_tolerance(cfg.t_end) > start.time)) {
       std::ostringstream m;
       m << std::setprecision(10) << "--t-end " << cfg.t_end << " is not after the time "
-        << start.time << " of " << file << " (nothing to continue)";
+        << start.time << " of " << file
+        << (cfg.t_end > start.time ? " by more than the run's time tolerance, 1e-12 of --t-end"
+                                   : "")
+        << " (nothing to continue)";
       throw std::invalid_argument(m.str());
     }
     start.e0 = state_number(st, "e0", file);
@@ -1128,7 +1159,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // Checkpoints without the record (before 2026-11-30) compare the option texts.
     if (const io::ParamValue* was = io::find_param(st, "forces")) {
       const std::string before = io::to_string(*was), now = describe_forces(cfg.solver, p.size());
-      start.recompute_forces = before != now;
+      start.recompute_forces = !same_forces(before, now);
       if (start.recompute_forces)
         force_changes += std::string(force_changes.empty() ? "" : "; ") + "forces " + now +
                          " (were " + before + ")";
