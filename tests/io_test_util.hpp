@@ -87,7 +87,9 @@ inline void expect_columns(const ParticleSet& got, const ParticleSet& want, unsi
   check(kPotentials, "potential", {{&got.pot, &want.pot}});
   check(kAccelerations, "acceleration",
         {{&got.ax, &want.ax}, {&got.ay, &want.ay}, {&got.az, &want.az}});
-  if (cols & kIds) EXPECT_EQ(got.id, want.id) << "ids";
+  if (cols & kIds) {
+    EXPECT_EQ(got.id, want.id) << "ids";
+  }
 }
 
 inline std::string read_all(const std::string& path) {

@@ -226,10 +226,15 @@ int cmd_analyze(int argc, char** argv) {
     axis = {v[0], v[1], v[2]};
   }
   std::string csv_path, prof_dir;
-  // The same file by two names: compared as absolute, normalised paths (they need not exist).
+  // The same file by two names: compared as absolute, normalised paths (they need not exist;
+  // "prof/" is "prof": weakly_canonical keeps the slash of a path that does not exist).
   const auto same = [](const std::string& a, const std::string& b) {
     namespace fs = std::filesystem;
-    return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
+    const auto normal = [](const std::string& s) {
+      fs::path q = fs::weakly_canonical(fs::absolute(s));
+      return q.has_filename() || !q.has_parent_path() ? q : q.parent_path();
+    };
+    return normal(a) == normal(b);
   };
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
@@ -300,7 +305,7 @@ int cmd_analyze(int argc, char** argv) {
     // Ids are 64-bit and start at 0 (hoshi ic numbers from 0).
     const auto parse_id = [&](const std::string& v) {
       std::uint64_t id = 0;
-      const auto res = std::from_chars(v.data(), v.data() + v.size(), id);
+      const auto res = std::from_chars(number_start(v), v.data() + v.size(), id);
       if (v.empty() || res.ec != std::errc() || res.ptr != v.data() + v.size())
         throw std::invalid_argument("invalid --ids " + t + ": '" + v +
                                     "' is not an id (a whole number from 0 to 2^64 - 1)");

@@ -178,9 +178,7 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
 
 double number(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
-  // from_chars takes no '+'; one before a digit or a point is the number's own sign (+1).
-  const bool plus = s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-';
-  const char* first = s.data() + (plus ? 1 : 0);
+  const char* first = number_start(s);
   double v = 0;
   auto res = std::from_chars(first, s.data() + s.size(), v);
   if (res.ec == std::errc::result_out_of_range && res.ptr == s.data() + s.size())
@@ -212,8 +210,7 @@ std::optional<double> given_G(const cxxopts::ParseResult& r) {
 
 int integer(const cxxopts::ParseResult& r, const std::string& name) {
   const std::string s = r[name].as<std::string>();
-  const bool plus = s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-';  // as number()
-  const char* first = s.data() + (plus ? 1 : 0);
+  const char* first = number_start(s);
   int v = 0;
   auto res = std::from_chars(first, s.data() + s.size(), v);
   if (res.ec == std::errc::result_out_of_range && res.ptr == s.data() + s.size())
@@ -665,7 +662,7 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
   std::vector<double> out;
   for (const auto& s : parse_string_list(text, option)) {
     double v = 0;
-    auto res = std::from_chars(s.data(), s.data() + s.size(), v);
+    auto res = std::from_chars(number_start(s), s.data() + s.size(), v);
     if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v))
       throw std::invalid_argument("invalid " + option + " value '" + s + "' (expected a number)");
     out.push_back(v);
@@ -676,9 +673,8 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
 }
 
 std::size_t parse_size(const std::string& s, const std::string& option, std::size_t min) {
-  const bool plus = s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-';  // as number()
   double v = 0;
-  auto res = std::from_chars(s.data() + (plus ? 1 : 0), s.data() + s.size(), v);
+  auto res = std::from_chars(number_start(s), s.data() + s.size(), v);
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(v) ||
       v != std::floor(v))
     throw std::invalid_argument("invalid " + option + " value '" + s +

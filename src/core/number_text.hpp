@@ -4,8 +4,16 @@
 
 #include <charconv>
 #include <string>
+#include <string_view>
 
 namespace hoshi {
+
+// Where std::from_chars should start reading a number typed by a user: past a leading '+',
+// the number's own sign, which from_chars does not take ("+1" was "not a number"); "+-1",
+// "++1" and a lone "+" stay refused.
+inline const char* number_start(std::string_view s) {
+  return s.size() > 1 && s[0] == '+' && s[1] != '+' && s[1] != '-' ? s.data() + 1 : s.data();
+}
 
 // Whole numbers below 2^53 are written with all their digits (100000, not 1e+05), so that
 // an integral double (h5py writes float64) reads back through an integer option too.

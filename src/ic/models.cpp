@@ -264,7 +264,7 @@ void parse_model_params(const std::string& text, ModelParams& params) {
       continue;
     }
     double v = 0;
-    const auto [end, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
+    const auto [end, ec] = std::from_chars(number_start(val), val.data() + val.size(), v);
     if (val.empty() || ec != std::errc() || end != val.data() + val.size() || !std::isfinite(v))
       throw std::invalid_argument("invalid model parameter " + key + ": value '" + val +
                                   "' (expected a number)");
