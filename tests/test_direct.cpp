@@ -49,7 +49,9 @@ TEST(DirectReference, MatchesNewtonPlummerSoftened) {
 
 TEST(DirectReference, TotalMomentumChangeIsZero) {
   // sum_i m_i a_i = 0 by Newton's third law; in double the residual is round-off:
-  // |sum m a| <= c N eps_64 sum_i m_i sum_j |a_ij|.
+  // |sum m a| <= c N eps_64 sum_i m_i sum_j |a_ij|, bounded here with the net |a_i| instead of
+  // sum_j |a_ij| (in a Plummer sphere the pair terms of a particle add up to a few times their
+  // net force) and c = 10 for that factor.
   ParticleSet p = make_plummer(2048, 11);
   direct_reference(p, 1.0, Softening::plummer, 0.0);
   double f[3] = {0, 0, 0}, scale = 0;
