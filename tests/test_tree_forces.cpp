@@ -420,17 +420,21 @@ TEST_P(Plummer100kOn, ErrorFallsWithThetaAndQuadrupoleBeatsMonopole) {
 }
 
 TEST_P(Plummer100kOn, QuadrupoleThetaHalfWithinLiteratureBounds) {
-  // Measured on this code: per-particle walk p50 2.5e-4, p99 1.2e-3 at ~2300 interactions per
-  // particle (the reference: 2.5e-4 and 1.2e-3); the group walk, whose criterion
-  // holds for the whole group box, p50 1.3e-4, p99 6e-4. Bounds: twice the per-particle
-  // values, within Dehnen's (2002) 1e-4 .. 1e-3 medians for quadrupole trees at theta 0.5.
-  // Potentials converge faster (one power of d less): median 5e-5.
+  // Measured on this code (2026-12-02): per-particle walk p50 2.4e-4, p99 1.1e-3, p99.9
+  // 2.2e-3 at ~2300 interactions per particle (the reference: 2.5e-4 and 1.2e-3); the
+  // box mirror of the CUDA group mode 1.2e-4, 4.7e-4, 1.2e-3; the CPU group walk, whose
+  // criterion holds for the whole group box of up to 128, 8.2e-5, 3.5e-4, 7.9e-4. Potentials
+  // converge faster (one power of d less): medians 1.6e-5, 1.1e-5, 8.5e-6. Bounds: twice the
+  // per-particle walk's values (which every walk but the CPU group walk meets), and twice the
+  // CPU group walk's own for it; all within Dehnen's (2002) 1e-4 .. 1e-3 medians for
+  // quadrupole trees at theta 0.5.
   ForceStats st;
   const Errors e = run_100k(tree_config(0.5, 2, GetParam()), &st);
-  EXPECT_LT(e.p(0.5), 5e-4);
-  EXPECT_LT(e.p(0.99), 2.5e-3);
-  EXPECT_LT(e.p(0.999), 5e-3);
-  EXPECT_LT(e.pot_p(0.5), 5e-5);
+  const bool group = cpu_group_walk(GetParam());
+  EXPECT_LT(e.p(0.5), group ? 1.7e-4 : 5e-4);
+  EXPECT_LT(e.p(0.99), group ? 7e-4 : 2.5e-3);
+  EXPECT_LT(e.p(0.999), group ? 1.6e-3 : 4.5e-3);
+  EXPECT_LT(e.pot_p(0.5), group ? 1.7e-5 : 3.3e-5);
   EXPECT_GT(st.pc, 0u);
   EXPECT_GT(st.pp, 0u);
   // A tree must do far fewer than N interactions per particle (here < 5%).
@@ -1009,9 +1013,11 @@ TEST_P(TreeForcesOn, CrowdedCellsFarFromTheOriginAreNoWorseThanAtTheOrigin) {
 TEST_P(TreeForcesOn, ThinDiskAndOneOctant) {
   // A flat disk (z = 0 for all) and a set crowded into one octant of its cube, theta 0.5.
   // Flat cells have larger quadrupole remainders and the disk's in-plane forces cancel near
-  // its centre, so the errors exceed Plummer's. Measured (per-particle / group walk):
-  // disk p50 2.4e-4 / 1.1e-4, p99 4.4e-3 / 2.4e-3; octant p50 4.7e-4 / 1.4e-4,
-  // p99 2.8e-3 / 7.8e-4. Bounds: about twice the worst.
+  // its centre, so the errors exceed Plummer's. Measured (2026-12-02; per-particle walk / box
+  // mirror of the CUDA group mode / CPU group walk): disk p50 2.4e-4 / 1.2e-4 / 6.9e-5, p99
+  // 4.4e-3 / 2.0e-3 / 1.9e-3; octant p50 4.5e-4 / 1.4e-4 / 7.2e-5, p99 2.0e-3 / 6.6e-4 /
+  // 4.6e-4. Bounds: about twice the per-particle walk's for the walks of small groups, twice
+  // the CPU group walk's own for it (disk, octant).
   ParticleSet disk;
   Random rng(9);
   for (int i = 0; i < 5000; ++i) {
@@ -1025,11 +1031,14 @@ TEST_P(TreeForcesOn, ThinDiskAndOneOctant) {
     octant.z[i] = 10 + std::abs(octant.z[i]);
   }
   octant.push_back(-10, -10, -10, 0, 0, 0, 1e-4, 99999);
-  for (const ParticleSet* p : {&disk, &octant}) {
+  const bool group = cpu_group_walk(GetParam());
+  for (const auto& [p, p50, p99] :
+       {std::tuple{&disk, group ? 1.4e-4 : 5e-4, group ? 4e-3 : 9e-3},
+        std::tuple{&octant, group ? 1.5e-4 : 9e-4, group ? 1e-3 : 4e-3}}) {
     const auto targets = random_targets(p->size(), 1000, 2);
     const Errors e = degenerate_errors(*p, GetParam(), 0.5, targets);
-    EXPECT_LT(e.p(0.5), 1e-3);
-    EXPECT_LT(e.p(0.99), 1e-2);
+    EXPECT_LT(e.p(0.5), p50);
+    EXPECT_LT(e.p(0.99), p99);
   }
 }
 
