@@ -283,10 +283,7 @@ int cmd_analyze(int argc, char** argv) {
   // Options that only --bound or --profiles read, given without it (as hoshi forces and run
   // name tree options a direct sum does not use).
   const auto say_unused = [&](std::initializer_list<const char*> keys, const char* without) {
-    std::string unused;
-    for (const char* key : keys)
-      if (r.count(key)) unused += std::string(unused.empty() ? "" : ", ") + "--" + key;
-    if (!unused.empty())
+    if (const std::string unused = given_options(r, keys); !unused.empty())
       std::cerr << "hoshi analyze: note: " << unused << " unused without " << without << "\n";
   };
   if (!bound)

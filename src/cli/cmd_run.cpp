@@ -340,6 +340,13 @@ std::optional<std::pair<std::string, std::string>> parameter_change(
   return std::make_pair(std::move(before), it->second);
 }
 
+// A directory option without its trailing slashes: "pb/" and "pb" name one directory, which
+// the messages then name once (pb//checkpoint.hdf5, "pb//: energy.csv").
+std::string without_trailing_slashes(std::string dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
+}
+
 // Whether `dir` holds a file PREFIX + three or more digits + '.' + anything (snapshot_004.hdf5,
 // frame_012.png): a run's numbered outputs of one series.
 bool has_numbered_files(const std::string& dir, const std::string& prefix) {
@@ -755,9 +762,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   std::string restart_dir;
   io::SnapshotData checkpoint;
   if (restart) {
-    restart_dir = first["restart"].as<std::string>();
-    // As --out: "pb/" names pb once in the messages (pb//checkpoint.hdf5).
-    while (restart_dir.size() > 1 && restart_dir.back() == '/') restart_dir.pop_back();
+    restart_dir = without_trailing_slashes(first["restart"].as<std::string>());
     const std::string file = restart_dir + "/" + kCheckpointName;
     checkpoint = io::read_hdf5_snapshot(file);
     // Before the forces are computed again: the run writes there (it failed at its first
@@ -916,9 +921,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                                   ": the adaptive step sets every step and --dt would be "
                                   "ignored; give one of them (--eta 0: fixed steps of --dt)");
     cfg.output_every = number(r, "output-every");
-    cfg.out_dir = r["out"].as<std::string>();
-    // "pb/" and "pb" name one directory; without the slash the messages read "pb/energy.csv".
-    while (cfg.out_dir.size() > 1 && cfg.out_dir.back() == '/') cfg.out_dir.pop_back();
+    cfg.out_dir = without_trailing_slashes(r["out"].as<std::string>());
     cfg.quiet = flag(r, "quiet");
     units = io::parse_units(r["units"].as<std::string>());
     g_given = given_G(r).has_value();

@@ -284,17 +284,22 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
                            cxxopts::value<std::string>()->default_value("float"));
 }
 
+std::string given_options(const cxxopts::ParseResult& r, std::initializer_list<const char*> keys) {
+  std::string given;
+  for (const char* key : keys)
+    if (r.count(key) && r[key].as<std::string>() != "auto")
+      given += std::string(given.empty() ? "" : ", ") + "--" + key;
+  return given;
+}
+
 std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
                                 std::size_t n) {
   const std::string forces = describe_forces(c, n);  // "direct cpu float32 ..."
   if (forces.rfind("direct", 0) != 0) return "";
   const std::size_t crossover =
       direct_tree_crossover_n(forces.rfind("direct cuda", 0) == 0 ? Backend::cuda : Backend::cpu);
-  std::string unused;
-  for (const char* key :
-       {"theta", "criterion", "alpha", "order", "n-leaf", "n-group", "local-ratio", "walk"})
-    if (r.count(key) && r[key].as<std::string>() != "auto")
-      unused += std::string(unused.empty() ? "" : ", ") + "--" + key;
+  const std::string unused = given_options(
+      r, {"theta", "criterion", "alpha", "order", "n-leaf", "n-group", "local-ratio", "walk"});
   if (unused.empty()) return "";
   return unused + " unused: the forces are a direct sum (" +
          (c.solver != SolverKind::automatic ? std::string("--solver direct")

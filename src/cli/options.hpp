@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cxxopts.hpp>
+#include <initializer_list>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,10 @@ SolverConfig solver_config(const cxxopts::ParseResult& r, bool softening_auto = 
 double softening_option(const cxxopts::ParseResult& r, bool softening_auto);
 // Whether --softening was given as a number (not "auto", not left to its default).
 bool softening_given(const cxxopts::ParseResult& r);
+
+// "--theta, --alpha": those of `keys` given with a value other than "auto" (for the notes
+// that name options a command does not use); "" if none.
+std::string given_options(const cxxopts::ParseResult& r, std::initializer_list<const char*> keys);
 
 // "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 2048)" when
 // tree options were given (not "auto") but `c` sums N particles directly; else "".
