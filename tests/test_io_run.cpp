@@ -231,11 +231,51 @@ TEST(IoRun, RestartMayStartASnapshotSeriesThatWasOff) {
   }
   // Now that it has files, another interval is refused, and turning it off is not.
   EXPECT_EQ(hoshi("run --restart " + a + " --t-end 1.5 --snapshot-every 0.125", log), 2);
-  EXPECT_NE(test::read_all(log).find("numbered by the run's interval"), std::string::npos)
+  EXPECT_NE(test::read_all(log).find("numbered by the interval 0.25"), std::string::npos)
       << test::read_all(log);
   ASSERT_EQ(hoshi("run --restart " + a + " --t-end 1.25 --snapshot-every 0", log), 0)
       << test::read_all(log);
   EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_005.hdf5"));
+  // Turned off, it keeps its interval: another is still refused, its own takes the series up
+  // again at the first multiple at or after the checkpoint's time (t = 1.25, snapshot_005), as
+  // the run made with it throughout has it.
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 1.5 --snapshot-every 0.125", log), 2);
+  EXPECT_NE(test::read_all(log).find("numbered by the interval 0.25"), std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 1.5 --snapshot-every 0.25", log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(kRun + "--t-end 1.5 --snapshot-every 0.25 --overwrite --out " + s, log), 0)
+      << test::read_all(log);
+  for (const char* name : {"snapshot_005.hdf5", "snapshot_006.hdf5"}) {
+    ASSERT_TRUE(std::filesystem::exists(a + "/" + name)) << name;
+    const SnapshotData x = read_hdf5_snapshot(a + "/" + name);
+    const SnapshotData y = read_hdf5_snapshot(s + "/" + name);
+    EXPECT_EQ(x.info.time, y.info.time) << name;
+    EXPECT_EQ(x.particles.x, y.particles.x) << name;
+  }
+}
+
+// A series turned off by a checkpoint that does not record the interval of its files (written
+// before 2026-12-02) is refused as before: its files' interval is unknown.
+TEST(IoRun, RestartRefusesASeriesTurnedOffWithoutItsRecordedInterval) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.5 --snapshot-every 0.25 --out " + a, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.75 --snapshot-every 0", log), 0)
+      << test::read_all(log);
+  const std::string file = a + "/checkpoint.hdf5";
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(f, 0);
+  const hid_t g = H5Gopen2(f, "RunState", H5P_DEFAULT);
+  ASSERT_GE(g, 0);
+  EXPECT_GE(H5Adelete(g, "snapshot_files_every"), 0);
+  H5Gclose(g);
+  H5Fclose(f);
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 1 --snapshot-every 0.25", log), 2);
+  EXPECT_NE(test::read_all(log).find("numbered by the run's interval"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_003.hdf5"));
 }
 
 // A progress line's time has the decimals its output interval needs (an interval of 5e-5

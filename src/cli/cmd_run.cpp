@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -347,18 +348,23 @@ std::string without_trailing_slashes(std::string dir) {
   return dir;
 }
 
-// Whether `dir` holds a file PREFIX + three or more digits + '.' + anything (snapshot_004.hdf5,
-// frame_012.png): a run's numbered outputs of one series.
-bool has_numbered_files(const std::string& dir, const std::string& prefix) {
+// The largest number k of a file PREFIX + three or more digits k + '.' + anything in `dir`
+// (snapshot_004.hdf5, frame_012.png: a run's numbered outputs of one series); -1 when there is
+// none.
+std::int64_t last_numbered_file(const std::string& dir, const std::string& prefix) {
   std::error_code ec;
+  std::int64_t last = -1;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (name.compare(0, prefix.size(), prefix) != 0) continue;
     std::size_t i = prefix.size();
     while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
-    if (i - prefix.size() >= 3 && i < name.size() && name[i] == '.') return true;
+    if (i - prefix.size() < 3 || i >= name.size() || name[i] != '.') continue;
+    std::int64_t k = 0;
+    const auto res = std::from_chars(name.data() + prefix.size(), name.data() + i, k);
+    last = std::max(last, res.ec == std::errc() ? k : std::numeric_limits<std::int64_t>::max());
   }
-  return false;
+  return last;
 }
 
 // Whether two describe_forces records name the same forces: the same words (solver, backend,
@@ -510,6 +516,10 @@ void truncate_energy_log(const std::string& path, std::size_t step, double every
 struct Schedule {
   double every = 0;       // 0: off
   std::int64_t next = 0;  // index of the next event (at time next * every)
+  // Snapshots and frames: the interval that numbers the series' files in the output directory
+  // (this run's, or, when a restart turned the series off, the run's that wrote them; 0: none
+  // yet). Checkpoints store it, so that a later restart may turn the series on again.
+  double files_every = 0;
   bool due(double t, double tiny) const { return every > 0 && t >= next * every - tiny; }
   // The first multiple after t: from the quotient, then exact in the products (a loop over
   // the multiples took forever for an interval of 1e-300).
@@ -591,6 +601,8 @@ class RunOutputs : public RunObserver {
                {"next_snapshot", snapshots.next},
                {"next_checkpoint", checkpoints.next},
                {"next_frame", frames.next},
+               {"snapshot_files_every", snapshots.files_every},
+               {"frame_files_every", frames.files_every},
                {"render_extent", render.extent},
                {"forces", forces}};
     if (std::isfinite(s.time_base)) {  // a fixed step's grid (adaptive steps have none)
@@ -961,6 +973,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     outputs.checkpoints.every = number(r, "checkpoint-every");
     outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
     outputs.frames.every = number(r, "render-every");
+    outputs.snapshots.files_every = outputs.snapshots.every;
+    outputs.frames.files_every = outputs.frames.every;
     outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>(), "--render-axis");
     outputs.render.extent = number(r, "render-extent");
     outputs.render.resolution = integer(r, "render-resolution");
@@ -1116,25 +1130,36 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       outputs.checkpoints.next = first_after(outputs.checkpoints.every);
     // Snapshots and frames are named by the multiple k of their interval: another interval
     // would reuse the names of the files already there (0.0625 -> 0.25 replaced snapshot_001).
-    // A series with no file yet (it was off) starts at the first multiple at or after the
-    // checkpoint's time, as a run with that interval from the start would have it; one turned
-    // off writes nothing.
-    for (const auto& [key, prefix, schedule] :
-         {std::tuple<const char*, const char*, Schedule*>{"snapshot-every", "snapshot_",
-                                                          &outputs.snapshots},
-          {"render-every", "frame_", &outputs.frames}}) {
+    // A series with no file yet starts at the first multiple at or after the checkpoint's
+    // time, as a run with that interval from the start would have it. One turned off writes
+    // nothing and keeps the interval of its files (RunState/snapshot_files_every,
+    // frame_files_every; before 2026-12-02 not stored: the checkpoint's interval), which a
+    // later restart may take up again: from that multiple too, after the last file.
+    for (const auto& [key, state_key, prefix, schedule] :
+         {std::tuple<const char*, const char*, const char*, Schedule*>{
+              "snapshot-every", "snapshot_files_every", "snapshot_", &outputs.snapshots},
+          {"render-every", "frame_files_every", "frame_", &outputs.frames}}) {
+      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
+      const double files_every = io::find_param(st, state_key)
+                                     ? state_number(st, state_key, file, StateValue::non_negative)
+                                     : (was ? std::stod(io::to_string(*was)) : 0.0);
+      const std::int64_t last = last_numbered_file(restart_dir, prefix);
+      schedule->files_every = schedule->every > 0 ? schedule->every : files_every;
       if (!changed(key) || schedule->every == 0) continue;
-      if (!has_numbered_files(restart_dir, prefix)) {
-        schedule->next = static_cast<std::int64_t>(
-            std::max(0.0, std::ceil((start.time - tiny) / schedule->every)));
+      if (last < 0 || files_every == schedule->every) {
+        schedule->next = std::max<std::int64_t>(
+            last + 1, static_cast<std::int64_t>(
+                          std::max(0.0, std::ceil((start.time - tiny) / schedule->every))));
         continue;
       }
-      throw std::invalid_argument(
-          "--" + std::string(key) + " " + r[key].as<std::string>() + " with --restart " +
-          restart_dir +
-          ": the files there are numbered by the run's interval; start a new run from the "
-          "checkpoint (--ic " +
-          restart_dir + "/" + kCheckpointName + ") to change it");
+      std::ostringstream m;
+      m << "--" << key << " " << r[key].as<std::string>() << " with --restart " << restart_dir
+        << ": the files there are numbered by "
+        << (files_every > 0 ? "the interval " + number_text(files_every)
+                            : std::string("the run's interval"))
+        << "; start a new run from the checkpoint (--ic " << restart_dir << "/" << kCheckpointName
+        << ") to change it";
+      throw std::invalid_argument(m.str());
     }
     // One layout per series of Gadget snapshots (a reader built or told for one layout reads
     // them all): a restart that would switch it mid-series is refused.
