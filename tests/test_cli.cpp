@@ -1358,6 +1358,18 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   ASSERT_EQ(two.status, 0) << two.err;
   EXPECT_EQ(read(prof3 / "snap_csv_radial.csv"), ra);
   EXPECT_EQ(read(prof3 / "snap_hdf5_radial.csv"), rb);
+  // Three of them and another directory's snap: the three by their whole names, all of them
+  // (the third was named run1_snap once the first two differed), the other by its stem.
+  const fs::path t = d / "run1" / "snap.tipsy";
+  ASSERT_EQ(hoshi("ic --ic " + b.string() + " --out " + t.string(), d).status, 0);
+  const fs::path prof4 = d / "prof4";
+  const Result four = hoshi("analyze " + a.string() + " " + h.string() + " " + t.string() + " " +
+                                b.string() + " --profiles " + prof4.string(),
+                            d);
+  ASSERT_EQ(four.status, 0) << four.err;
+  for (const char* name : {"snap_csv", "snap_hdf5", "snap_tipsy", "snap"})
+    EXPECT_TRUE(fs::exists(prof4 / (std::string(name) + "_radial.csv"))) << name;
+  EXPECT_EQ(read(prof4 / "snap_csv_radial.csv"), ra);
 }
 
 TEST(Cli, ForcesMatchIndependentDoubleSum) {

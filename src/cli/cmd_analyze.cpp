@@ -46,9 +46,10 @@ std::string units_text(const io::LoadedSnapshot& s, double G) {
 
 // The profile files' base name of each snapshot: its stem (run/snapshot_010.hdf5:
 // snapshot_010), and where two snapshots share a stem, as many of their parent directories as
-// tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010); two files of one
-// directory and stem by their whole names (run/s.tipsy, run/s.gadget: s_tipsy, s_gadget). The
-// same file given twice is refused.
+// tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010); files of one
+// directory and stem by their whole names, all of them (run/s.tipsy, run/s.gadget, run/s.csv:
+// s_tipsy, s_gadget, s_csv; the third was named run_s once the first two differed). The same
+// file given twice is refused.
 std::vector<std::string> profile_names(const std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   std::vector<std::vector<std::string>> parts(files.size());  // stem, parent, grandparent, ...
@@ -60,6 +61,18 @@ std::vector<std::string> profile_names(const std::vector<std::string>& files) {
     for (fs::path d = p.parent_path(); d.has_relative_path(); d = d.parent_path())
       parts[i].push_back(d.filename().string());
   }
+  const auto whole = [&](std::size_t k) {
+    std::string s = paths[k].filename().string();
+    std::replace(s.begin(), s.end(), '.', '_');
+    return s;
+  };
+  std::vector<std::string> stems;
+  for (const auto& q : parts) stems.push_back(q[0]);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t j = 0; j < files.size(); ++j)
+      if (i != j && stems[i] == stems[j] && paths[i].parent_path() == paths[j].parent_path() &&
+          paths[i] != paths[j])
+        parts[i][0] = whole(i);
   std::vector<std::size_t> depth(files.size(), 1);
   // Every snapshot whose stem another one shares gets its parent directory at least (with
   // three snapshot_000 of three runs, the third kept the bare stem once the first two differed).
@@ -79,11 +92,6 @@ std::vector<std::string> profile_names(const std::vector<std::string>& files) {
         const bool more_i = depth[i] < parts[i].size(), more_j = depth[j] < parts[j].size();
         if (!more_i && !more_j) {
           std::error_code ec;
-          const auto whole = [&](std::size_t k) {
-            std::string s = paths[k].filename().string();
-            std::replace(s.begin(), s.end(), '.', '_');
-            return s;
-          };
           if (paths[i] == paths[j] || fs::equivalent(paths[i], paths[j], ec) ||
               whole(i) == whole(j) || parts[i][0] == whole(i))
             throw std::invalid_argument(
