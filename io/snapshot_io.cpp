@@ -243,7 +243,8 @@ void save_snapshot(const std::string& path, SnapshotFormat format, const Particl
       write_hdf5_snapshot(path, p, info);
       return;
     case SnapshotFormat::tipsy:
-      write_tipsy(path, p, info.time, info.units, 0, info.G, info.units_known);
+      write_tipsy(path, p, info.time, info.units, 0, info.G, info.units_known,
+                  options.tipsy_units_file);
       return;
     case SnapshotFormat::gadget:
       write_gadget_binary(path, p, info.time, gadget_options(path, options, p));

@@ -29,12 +29,12 @@ std::optional<SnapshotFormat> detect_snapshot_format(const std::string& path);
 struct LoadedSnapshot {
   ParticleSet particles;
   double time = 0;
-  // The file's units (HDF5: /Units; tipsy: G = 1 units from PATH.param; Gadget binary and CSV
+  // The file's units (HDF5: /Units; tipsy: G = 1 units from its units file; Gadget binary and CSV
   // carry none: the code's, henon).
   UnitSystem units;
   // The file declared its units (else `units` is henon by default, and the commands take the
   // file to be in their run's units: Gadget binary, CSV, HDF5 without /Units, tipsy without
-  // PATH.param).
+  // a units file, io::tipsy_units_file).
   bool units_known = false;
   ParamList parameters;
   SnapshotFormat format = SnapshotFormat::hdf5;
@@ -73,6 +73,7 @@ std::string units_imply_another_G(SnapshotFormat format, const SnapshotInfo& inf
 struct WriteOptions {
   bool gadget_double = false;    // --gadget-precision double: float64 positions, velocities, masses
   bool gadget_long_ids = false;  // --gadget-ids 64: uint64 ids (else an id >= 2^31 is an error)
+  std::string tipsy_units_file;  // tipsy: the units file (write_tipsy; empty: PATH.param)
 };
 
 // Writes in `format` (atomically). tipsy converts to G = 1 units (see io/tipsy.hpp).

@@ -1,10 +1,12 @@
 #include "io/tipsy.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "io/atomic_file.hpp"
@@ -152,32 +154,62 @@ std::string tipsy_param_path(const std::string& path) {
   return std::filesystem::is_symlink(path, ec) ? output_target(path) + ".param" : path + ".param";
 }
 
+std::string tipsy_units_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string& own : {path + ".param", tipsy_param_path(path)})
+    if (fs::is_regular_file(own, ec)) return own;
+  const fs::path file(path);
+  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  std::string found;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const fs::path name = e.path().filename();
+    std::error_code eq;
+    if (name.extension() != ".param" || !e.is_regular_file(eq)) continue;
+    if (fs::exists(dir / name.stem(), eq)) continue;  // X.param beside X: X's units
+    if (!found.empty()) return "";                    // two: neither is this file's for certain
+    found = file.has_parent_path() ? (file.parent_path() / name).string() : name.string();
+  }
+  return found;
+}
+
 TipsyData read_tipsy(const std::string& path) {
   TipsyData out;
   {
     const MappedFile file(path);
     out = parse_tipsy(file.data(), file.size(), path);
   }
-  // Units from the companion parameter file, if any.
-  std::error_code ec;
-  std::ifstream param(std::filesystem::exists(path + ".param", ec) ? path + ".param"
-                                                                   : tipsy_param_path(path));
-  double kpc = 0, msol = 0;
+  // Units from the parameter file (tipsy_units_file), if any: both of dKpcUnit and dMsolUnit,
+  // finite and > 0, or neither (a bad or partial pair was ignored, and the file read in the
+  // run's units without a word).
+  const std::string units_file = tipsy_units_file(path);
+  std::ifstream param(units_file);
+  std::optional<double> kpc, msol;
   std::string line;
   while (std::getline(param, line)) {
     line = line.substr(0, line.find('#'));
     const auto eq = line.find('=');
     if (eq == std::string::npos) continue;
-    std::istringstream key(line.substr(0, eq)), val(line.substr(eq + 1));
+    std::istringstream key(line.substr(0, eq));
     std::string k;
-    double v = 0;
     key >> k;
-    if (!(val >> v)) continue;
-    if (k == "dKpcUnit") kpc = v;
-    if (k == "dMsolUnit") msol = v;
+    if (k != "dKpcUnit" && k != "dMsolUnit") continue;
+    std::string text = line.substr(eq + 1);
+    text.erase(0, text.find_first_not_of(" \t\r"));
+    text.erase(text.find_last_not_of(" \t\r") + 1);
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0))
+      throw_bad_field(units_file, k, "'" + text + "'",
+                      "the tipsy units must be finite numbers > 0");
+    (k == "dKpcUnit" ? kpc : msol) = v;
   }
-  if (kpc > 0 && msol > 0) {
-    out.units = units_g1(kpc * kKpcInCm, msol * kSolarMassInG);
+  if (kpc.has_value() != msol.has_value())
+    throw_bad_field(units_file, kpc ? "dMsolUnit" : "dKpcUnit", "missing",
+                    std::string("the tipsy units need both dKpcUnit and dMsolUnit; ") +
+                        (kpc ? "dKpcUnit" : "dMsolUnit") + " is given");
+  if (kpc && msol) {
+    out.units = units_g1(*kpc * kKpcInCm, *msol * kSolarMassInG);
     out.units_known = true;
   }
   validate_loaded(out.particles, path);
@@ -185,7 +217,8 @@ TipsyData read_tipsy(const std::string& path) {
 }
 
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
-                 const UnitSystem& units, double eps, double G_run, bool with_param) {
+                 const UnitSystem& units, double eps, double G_run, bool with_param,
+                 const std::string& units_file) {
   if (p.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
     throw std::invalid_argument(path + ": field nbodies: value " + std::to_string(p.size()) +
                                 " (tipsy counts are 32-bit; use HDF5)");
@@ -206,18 +239,21 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   // replaced the old file, which was then left with another file's units.
   // Beside the file the particles go to: a symbolic link's target (tipsy_param_path).
   std::unique_ptr<TemporaryOutput> param;
+  const std::string param_path = units_file.empty() ? tipsy_param_path(path) : units_file;
   if (with_param) {
-    const std::string param_path = tipsy_param_path(path);
     std::error_code ec;
     if (std::filesystem::is_directory(param_path, ec))
       throw std::invalid_argument(param_path + ": is a directory (tipsy's units file goes there)");
     param = std::make_unique<TemporaryOutput>(param_path, "tipsy units file");
     param->out.precision(17);
-    param->out << "# units of " << std::filesystem::path(path).filename().string()
+    param->out << "# units of "
+               << (units_file.empty() ? std::filesystem::path(path).filename().string()
+                                      : std::string("the tipsy snapshots in this directory"))
                << " (G = 1), written by hoshi\n"
                << "dKpcUnit = " << file_units.length_cm / kKpcInCm << "\n"
                << "dMsolUnit = " << file_units.mass_g / kSolarMassInG << "\n"
-               << "bComove = 0\n";
+               << "bComove = 0\n"
+               << "bPeriodic = 0\n";
   }
   write_stream_atomically(path, [&](std::ostream& s) {
     std::string buf;
@@ -241,7 +277,7 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   // times larger): without units both names go; with them, through a link, PATH.param, which
   // read_tipsy takes before the target's.
   for (const std::string& stale : {path + ".param", tipsy_param_path(path)}) {
-    if (param && stale == tipsy_param_path(path)) continue;
+    if (param && stale == param_path) continue;
     std::error_code ec;
     if (std::filesystem::is_regular_file(stale, ec) && !std::filesystem::remove(stale, ec) && ec)
       throw std::runtime_error(path + ": written, but " + stale +

@@ -42,9 +42,17 @@ struct TipsyData {
 // std::invalid_argument "NAME: field F: value V (why)" on truncated or inconsistent data.
 TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::string& name);
 
-// Reads and validates (finite, masses >= 0, total mass > 0, unique ids) a tipsy file;
-// reads PATH.param (dKpcUnit, dMsolUnit) when it exists.
+// Reads and validates (finite, masses >= 0, total mass > 0, unique ids) a tipsy file; its
+// units (dKpcUnit, dMsolUnit: both, finite and > 0, or neither; std::invalid_argument naming
+// the units file otherwise) from tipsy_units_file(path) when there is one.
 TipsyData read_tipsy(const std::string& path);
+
+// The units file of a tipsy file: PATH.param, else tipsy_param_path(path), else the only
+// *.param in PATH's directory that is not the units file of another file there (X.param
+// beside X): a run's snapshots share OUT/snapshot.param, and a ChaNGa or PKDGRAV directory
+// holds one RUN.param, which pynbody and yt read too (yt refuses a directory with two). Empty
+// when there is none.
+std::string tipsy_units_file(const std::string& path);
 
 // Where write_tipsy puts the units file of `path`: beside the file the particles go to,
 // TARGET.param for a symbolic link (output_target), else PATH.param. read_tipsy reads
@@ -57,10 +65,13 @@ std::string tipsy_param_path(const std::string& path);
 // with -G other than its unit system's). Without `with_param` (particles whose units are not
 // known) no PATH.param is written, and one already there (the replaced file's) is removed;
 // with units through a symbolic link, a PATH.param beside the link is removed (the units go
-// beside the target, and a reader takes PATH.param first).
+// beside the target, and a reader takes PATH.param first). `units_file`, when given, is
+// written instead of PATH.param (a run's OUT/snapshot.param for all its snapshots; yt
+// refuses a directory with more than one *.param), and PATH.param is removed.
 // Throws std::invalid_argument before writing when a value leaves float32's range.
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
-                 const UnitSystem& units, double eps = 0.0, double G = 0.0, bool with_param = true);
+                 const UnitSystem& units, double eps = 0.0, double G = 0.0, bool with_param = true,
+                 const std::string& units_file = "");
 
 // True when the first 32 bytes (`header`) look like a tipsy header in either byte order and
 // the record sizes match `file_size`.

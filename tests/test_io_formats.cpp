@@ -641,6 +641,56 @@ TEST(IoTipsy, AFileWithoutUnitsRemovesTheReplacedFilesParam) {
   EXPECT_EQ(d.particles.m[3], double(float(p.m[3])));
 }
 
+// A run's tipsy snapshots share one units file (yt refuses a directory with two *.param, and a
+// run wrote one per snapshot): a file without its own PATH.param takes the directory's only
+// *.param that is not another file's (X.param beside X), as pynbody, yt and ChaNGa's RUN.param
+// have it; with two such files, neither.
+TEST(IoTipsy, AFileWithoutItsOwnParamTakesTheDirectorysOnlyUnitsFile) {
+  ScratchDir dir("tipsy");
+  const ParticleSet p = test::sample_particles(10);
+  test::write_all(dir.file("s.tipsy.param"), "dKpcUnit = 7\ndMsolUnit = 7\n");  // goes
+  write_tipsy(dir.file("s.tipsy"), p, 0.0, units_galaxy(), 0.0, 0.0, true, dir.file("run.param"));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("s.tipsy.param")));
+  const std::string param = test::read_all(dir.file("run.param"));
+  EXPECT_NE(param.find("bPeriodic = 0"), std::string::npos) << param;  // yt: periodic
+  EXPECT_EQ(tipsy_units_file(dir.file("s.tipsy")), dir.file("run.param"));
+  TipsyData d = read_tipsy(dir.file("s.tipsy"));
+  ASSERT_TRUE(d.units_known);
+  EXPECT_NEAR(d.units.mass_g / units_galaxy().mass_g, 1.0, 1e-12);
+  // Another file's units file beside it is that file's.
+  write_tipsy(dir.file("h.tipsy"), p, 0.0, units_henon());
+  ASSERT_TRUE(std::filesystem::exists(dir.file("h.tipsy.param")));
+  EXPECT_EQ(tipsy_units_file(dir.file("s.tipsy")), dir.file("run.param"));
+  EXPECT_NEAR(read_tipsy(dir.file("s.tipsy")).units.mass_g / units_galaxy().mass_g, 1.0, 1e-12);
+  EXPECT_EQ(read_tipsy(dir.file("h.tipsy")).units.name, "henon");
+  // Two candidates: neither is taken.
+  test::write_all(dir.file("other.param"), "dKpcUnit = 1\ndMsolUnit = 1\n");
+  EXPECT_EQ(tipsy_units_file(dir.file("s.tipsy")), "");
+  EXPECT_FALSE(read_tipsy(dir.file("s.tipsy")).units_known);
+}
+
+// A units file with a bad or partial pair of units is an error naming it, the field and the
+// value (it was ignored, and the file read in the run's units without a word).
+TEST(IoTipsy, BadOrPartialUnitsAreErrors) {
+  ScratchDir dir("tipsy");
+  write_tipsy(dir.file("s.tipsy"), test::sample_particles(10), 0.0, units_henon());
+  const std::string param = dir.file("s.tipsy.param");
+  for (const auto& [text, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"dKpcUnit = -1\ndMsolUnit = 1e10\n", "field dKpcUnit: value '-1'"},
+           {"dKpcUnit = abc\ndMsolUnit = 1e10\n", "field dKpcUnit: value 'abc'"},
+           {"dKpcUnit = 1\ndMsolUnit = nan\n", "field dMsolUnit: value 'nan'"},
+           {"dKpcUnit = 1\ndMsolUnit = 0\n", "field dMsolUnit: value '0'"},
+           {"dKpcUnit = 1 # kpc\n", "field dMsolUnit: value missing"},
+       }) {
+    test::write_all(param, text);
+    const std::string msg =
+        test::invalid_argument_message([&] { read_tipsy(dir.file("s.tipsy")); });
+    EXPECT_NE(msg.find(param + ": " + expect), std::string::npos) << text << msg;
+  }
+  test::write_all(param, "# no units\nbComove = 0\n");
+  EXPECT_FALSE(read_tipsy(dir.file("s.tipsy")).units_known);
+}
+
 // Float32 records: a value beyond float32's range is refused before anything is written (it
 // was written as inf, and the file could not be read back); so is a mass that rounds to 0.
 TEST(IoTipsy, ValuesBeyondFloat32AreRefused) {

@@ -859,6 +859,25 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
   EXPECT_NE(test::read_all(log).find("note: the file is at t = 0.0625; this run starts at t = 0"),
             std::string::npos)
       << test::read_all(log);
+  // A tipsy snapshot's time is in G = 1 units: the note gives it in the run's (a galaxy-units
+  // run's file at t = 6.25e-5 was said to be at 0.01296, its G = 1 time).
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --solver direct --units galaxy --dt 0.0000625 "
+                  "--t-end 0.000125 --snapshot-every 0.0000625 --snapshot-format tipsy --quiet "
+                  "--out " +
+                      dir.file("TG"),
+                  log),
+            0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic " + dir.file("TG") +
+                      "/snapshot_001.tipsy --units galaxy --t-end 0.0000625 --dt 0.0000625 "
+                      "--quiet --out " +
+                      dir.file("NG"),
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("note: the file is at t = 6.25e-05; this run starts at t = 0"),
+            std::string::npos)
+      << test::read_all(log);
   // Gadget snapshots of a galaxy-units run: the note names the option that reads them back.
   ASSERT_EQ(hoshi("run --ic plummer -n 64 --units galaxy --dt 1e-4 --t-end 1e-4 --snapshot-every "
                   "1e-4 --snapshot-format gadget --out " +

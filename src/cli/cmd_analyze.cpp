@@ -22,6 +22,7 @@
 #include "io/atomic_file.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/tipsy.hpp"
 #include "io/units.hpp"
 
 namespace hoshi::cli {
@@ -193,21 +194,31 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<std::string> files;
   for (const auto& kv : r.arguments())
     if (kv.key() == "snapshots") files.push_back(kv.value());
-  // run/snapshot_* of a tipsy run names each snapshot's units file too: those beside their
-  // snapshot are left out, with a note (the whole command failed on the first of them).
+  // run/snapshot* of a tipsy run names its units file too (run/snapshot.param; an older run's
+  // snapshot_NNN.tipsy.param): the units files of given snapshots are left out, with a note
+  // (the whole command failed on the first of them).
   std::vector<std::string> skipped;
-  {
-    const std::set<std::string> given(files.begin(), files.end());
+  if (std::any_of(files.begin(), files.end(),
+                  [](const std::string& f) { return f.ends_with(".param"); })) {
+    namespace fs = std::filesystem;
+    std::set<fs::path> units_files;
+    for (const std::string& f : files) {
+      std::error_code ec;
+      if (f.ends_with(".param")) continue;
+      const std::string u = io::tipsy_units_file(f);
+      if (!u.empty()) units_files.insert(fs::weakly_canonical(u, ec));
+    }
     std::erase_if(files, [&](const std::string& f) {
+      std::error_code ec;
       const bool units_file =
-          f.size() > 6 && f.ends_with(".param") && given.count(f.substr(0, f.size() - 6)) > 0;
+          f.ends_with(".param") && units_files.count(fs::weakly_canonical(f, ec)) > 0;
       if (units_file) skipped.push_back(f);
       return units_file;
     });
   }
   if (!skipped.empty())
     std::cerr << "hoshi analyze: note: " << skipped.size()
-              << " tipsy units file(s) left out, each beside its snapshot (" << skipped.front()
+              << " tipsy units file(s) of the snapshots given left out (" << skipped.front()
               << (skipped.size() > 1 ? ", ..." : "") << ")\n";
   const bool overwrite = flag(r, "overwrite");
   const std::size_t bins = parse_size(r["bins"].as<std::string>(), "--bins");

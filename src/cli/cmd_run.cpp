@@ -33,6 +33,7 @@
 #include "io/param_file.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/tipsy.hpp"
 #include "io/units.hpp"
 #include "run/simulation.hpp"
 
@@ -43,6 +44,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kCheckpointName = "checkpoint.hdf5";
+// The units file of a run's tipsy snapshots, one for all (io::write_tipsy).
+constexpr const char* kTipsyUnitsName = "snapshot.param";
 // The Gadget snapshot layout of runs whose checkpoints predate --gadget-precision and
 // --gadget-ids (2026-11-30): double, 64-bit ids.
 constexpr std::pair<const char*, const char*> kGadgetLayoutBefore[] = {
@@ -103,7 +106,8 @@ void add_run_options(cxxopts::Options& o) {
       "snapshot-every",
       "write OUT/snapshot_NNN at the first step at or after each multiple of this time (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
-      "snapshot-format", "snapshot format: hdf5, tipsy, gadget or csv",
+      "snapshot-format",
+      "snapshot format: hdf5, tipsy (their units in OUT/snapshot.param), gadget or csv",
       cxxopts::value<std::string>()->default_value("hdf5"))(
       "checkpoint-every",
       "write OUT/checkpoint.hdf5 at the first step at or after each multiple of this time "
@@ -421,17 +425,20 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
       if (name[i] < '0' || name[i] > '9') return false;
     return end - prefix.size() >= 3;  // snapshot_%03lld
   };
-  std::vector<fs::path> inputs;  // the input file (and a tipsy file's .param), if it is a file
-  for (const std::string& path : {input, input + ".param"}) {
-    std::error_code eq;
-    if (!input.empty() && fs::exists(path, eq)) inputs.emplace_back(path);
-  }
+  // The input file and a tipsy file's units file (OUT/snapshot.param for a snapshot of OUT).
+  std::vector<fs::path> inputs;
+  std::error_code ei;
+  if (!input.empty() && fs::is_regular_file(input, ei))
+    for (const std::string& path : {input, input + ".param", io::tipsy_units_file(input)}) {
+      std::error_code eq;
+      if (!path.empty() && fs::exists(path, eq)) inputs.emplace_back(path);
+    }
   std::vector<fs::path> old;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file(ec)) continue;
     const std::string name = e.path().filename().string();
-    bool ours = name == "energy.csv" || name == kCheckpointName ||
+    bool ours = name == "energy.csv" || name == kCheckpointName || name == kTipsyUnitsName ||
                 numbered(name, "frame_", ".png") || numbered(name, "snapshot_", ".tipsy.param");
     for (const char* ext : {".hdf5", ".csv", ".tipsy", ".gadget"})
       ours = ours || numbered(name, "snapshot_", ext);
@@ -969,6 +976,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   try {
     outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
     outputs.write = write_options(r);
+    outputs.write.tipsy_units_file = cfg.out_dir + "/" + kTipsyUnitsName;
     outputs.snapshots.every = number(r, "snapshot-every");
     outputs.checkpoints.every = number(r, "checkpoint-every");
     outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
@@ -1231,11 +1239,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       io::LoadedSnapshot s = io::load_snapshot(ic);
       require_run_memory(s.particles.size(), "--ic " + ic);
       if (!s.note.empty()) std::cout << "hoshi run: " << ic << ": " << s.note << "\n";
-      // A new run's clock starts at 0 (its output times are multiples from there); only
-      // --restart continues a run's own time.
-      if (s.time != 0)  // said with --quiet too, as the other notes about the input
-        std::cout << "hoshi run: " << ic << ": note: the file is at t = " << s.time
-                  << "; this run starts at t = 0 (--restart DIR continues a run in its own time)\n";
+      const double file_time = s.time;  // in the file's units (converted below)
       // A file without units is taken to be in the run's units (a tipsy file's are G = 1 ones:
       // the run's length and mass units); one with units is converted from them.
       if (s.format == io::SnapshotFormat::tipsy && !s.units_known)
@@ -1255,6 +1259,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                     << " cm/s) to the run's (" << units.name << ", --units)\n";
         io::convert_units(s.particles, s.units, units);
       }
+      // A new run's clock starts at 0 (its output times are multiples from there); only
+      // --restart continues a run's own time. The file's time in the run's units (a tipsy
+      // file's G = 1 time of a galaxy-units run was printed 207 times the run's).
+      if (file_time != 0)  // said with --quiet too, as the other notes about the input
+        std::cout << "hoshi run: " << ic << ": note: the file is at t = "
+                  << (s.units_known ? file_time * (s.units.time_s() / units.time_s()) : file_time)
+                  << "; this run starts at t = 0 (--restart DIR continues a run in its own time)\n";
       // The G the file records (a -G run's snapshot, hoshi ic -G), in the run's units: its
       // velocities were made with it, so the run takes it unless -G is given (with the unit
       // system's G such a file started far from equilibrium). tipsy files are G = 1 ones.
