@@ -221,6 +221,35 @@ TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
   EXPECT_NEAR(svphi / nn, model.mean_vphi(RQ), 4 * model.sigma_phi(RQ) / std::sqrt(nn / 2) + 1e-3);
 }
 
+// sigma_R at R_Q is the Q it was asked for with kappa and Sigma computed here (as in
+// ToomreQAtReferenceRadius, central differences of step 1e-4 R), for the default disk and for
+// one truncated just beyond R_Q (disk_Rmax = 2.5 R_d, R_Q = 2.43 R_d: docs/models.md's
+// example), where v_c^2 turns sharply within the kappa table's steps of 0.062 in ln R: its
+// kappa there was 11% low and Q came out 1.69 for 1.5. The model's kappa at R_Q is a central
+// difference of step 1e-3 in ln R (error ~1e-6 here); bound 2e-3.
+TEST(DiskGalaxy, VelocityDispersionAtReferenceRadiusGivesTheAskedQ) {
+  for (const double rmax_over_rd : {10.0, 2.5}) {
+    DiskGalaxyParams gp;
+    gp.disk_Rmax = rmax_over_rd * gp.disk_Rd;
+    const DiskGalaxyModel model(gp);
+    const double Rmax = gp.disk_Rmax;
+    const double Mu = gp.disk_mass / exponential_disk_mass_fraction(Rmax, gp.disk_Rd);
+    const auto omega2 = [&](double R) {
+      const double a_disk =
+          exponential_disk_radial_accel(R, Mu, gp.disk_Rd, gp.disk_z0) -
+          exponential_disk_outer_radial_accel(R, Mu, gp.disk_Rd, Rmax, gp.disk_z0);
+      return hernquist_mass(R, gp.halo_mass, gp.halo_a) / (R * R * R) - a_disk / R;
+    };
+    const double RQ = model.reference_radius(), h = 1e-4 * RQ;
+    ASSERT_LT(RQ, Rmax);
+    const double kappa_here =
+        std::sqrt(RQ * (omega2(RQ + h) - omega2(RQ - h)) / (2 * h) + 4 * omega2(RQ));
+    const double sigma_here = Mu / (2 * kPi * gp.disk_Rd * gp.disk_Rd) * std::exp(-RQ / gp.disk_Rd);
+    EXPECT_NEAR(model.sigma_R(RQ) * kappa_here / (3.36 * sigma_here) / gp.disk_Q, 1.0, 2e-3)
+        << "disk_Rmax = " << rmax_over_rd << " R_d";
+  }
+}
+
 // Vertical structure: sech^2(z / z0) has <z^2> = (pi z0)^2 / 12. Standard error of z_rms from
 // n/2 independent mirror pairs ~ z_rms sqrt(var(z^2)) / (2 <z^2> sqrt(n/2)) <= z_rms / sqrt(n/2)
 // (sech^2 kurtosis 4.2); 5 sigma. Disk mass and total mass exact.

@@ -246,17 +246,19 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
   lR_.resize(nR);
   vc2_.resize(nR);
   kappa2_.resize(nR);
-  for (int i = 0; i < nR; ++i) {
-    lR_[i] = l0 + (l1 - l0) * i / (nR - 1);
-    const double R = std::exp(lR_[i]);
-    double m_sph = halo_->enclosed_mass(R) + (Mb > 0 ? hernquist_mass(R, Mb, ab) : 0.0);
+  const auto vc2_at = [&](double R) {
+    const double m_sph = halo_->enclosed_mass(R) + (Mb > 0 ? hernquist_mass(R, Mb, ab) : 0.0);
     // The rings beyond R_max softened by the scale height (at least R_d / 1000: a razor-thin
     // disk's ring force diverges at the ring).
     const double a_disk = Md > 0 ? exponential_disk_radial_accel(R, Md, Rd, p.disk_z0, G) -
                                        exponential_disk_outer_radial_accel(
                                            R, Md, Rd, Rmax, std::max(p.disk_z0, 1e-3 * Rd), G)
                                  : 0.0;
-    vc2_[i] = R * (G * m_sph / (R * R) - a_disk);
+    return R * (G * m_sph / (R * R) - a_disk);
+  };
+  for (int i = 0; i < nR; ++i) {
+    lR_[i] = l0 + (l1 - l0) * i / (nR - 1);
+    vc2_[i] = vc2_at(std::exp(lR_[i]));
   }
   // kappa^2 = (v_c^2 / R^2) (2 + d ln v_c^2 / d ln R).
   for (int i = 0; i < nR; ++i) {
@@ -264,8 +266,14 @@ DiskGalaxyModel::DiskGalaxyModel(const DiskGalaxyParams& p) : p_(p) {
     const double slope = std::log(vc2_[hi] / vc2_[lo]) / (lR_[hi] - lR_[lo]);
     kappa2_[i] = vc2_[i] / std::exp(2 * lR_[i]) * (2 + slope);
   }
-  // sigma_R(R_Q) = Q 3.36 G Sigma(R_Q) / kappa(R_Q) (Toomre 1964).
-  const double sQ = p.disk_Q * 3.36 * G * surface_density(RQ_) / kappa(RQ_);
+  // sigma_R(R_Q) = Q 3.36 G Sigma(R_Q) / kappa(R_Q) (Toomre 1964), with kappa at R_Q itself:
+  // the table's differences span 10% in R, and within that of the disk's edge, where v_c^2
+  // turns sharply, its kappa was 11% low (disk_Rmax = 0.25 = 2.5 R_d: Q 1.69 for 1.5).
+  const double dl = 1e-3;
+  const double slope_Q =
+      std::log(vc2_at(RQ_ * std::exp(dl)) / vc2_at(RQ_ * std::exp(-dl))) / (2 * dl);
+  const double kappa_Q = std::sqrt(std::max(vc2_at(RQ_) / (RQ_ * RQ_) * (2 + slope_Q), 0.0));
+  const double sQ = p.disk_Q * 3.36 * G * surface_density(RQ_) / kappa_Q;
   sigR2_Q_ = sQ * sQ;
 }
 
