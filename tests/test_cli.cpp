@@ -165,6 +165,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --render-axis w", "--render-axis: value 'w' is not one of x, y, z"},
       {"run -G nan", "option -G: value 'nan' is not a number"},  // was "--G"
       {"ic -G 0", "invalid -G 0 (must be > 0)"},
+      {"ic -G 1e31", "invalid -G 1e31 (from 1e-30 to 1e30"},  // G = inf after --units galaxy
       {"ic --units cgs", "--units: value 'cgs' is not one of henon, galaxy"},
       // Found only at the first frame or after endless work (an audit, 2026-11-30): frames
       // of 5 pixels (named as render's --resolution), an interval of 1e-300 (its loop over the
@@ -1372,6 +1373,30 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   for (const char* name : {"snap_csv", "snap_hdf5", "snap_tipsy", "snap"})
     EXPECT_TRUE(fs::exists(prof4 / (std::string(name) + "_radial.csv"))) << name;
   EXPECT_EQ(read(prof4 / "snap_csv_radial.csv"), ra);
+}
+
+// A conversion that leaves double's range is refused before anything is written (masses of
+// 1e305 in galaxy units became inf in Henon units, in a file that could not be read back).
+TEST(Cli, IcRefusesAConversionBeyondDoublesRange) {
+  const fs::path d = scratch();
+  {
+    std::ofstream f(d / "big.csv");
+    f << "id,x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0,1e305\n1,1,0,0,0,0,0,1e305\n";
+  }
+  ASSERT_EQ(hoshi("ic --ic " + (d / "big.csv").string() + " --units galaxy --out " +
+                      (d / "big.hdf5").string(),
+                  d)
+                .status,
+            0);
+  const Result r = hoshi(
+      "ic --ic " + (d / "big.hdf5").string() + " --units henon --out " + (d / "x.hdf5").string(),
+      d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("big.hdf5 in --units henon: particle id 0: field m: value inf"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(d / "x.hdf5"));
 }
 
 TEST(Cli, ForcesMatchIndependentDoubleSum) {

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/options.hpp"
 #include "cli/output_guard.hpp"
+#include "core/checks.hpp"
 #include "core/number_text.hpp"
 #include "io/particle_io.hpp"
 #include "io/snapshot_io.hpp"
@@ -141,6 +142,18 @@ int cmd_ic(int argc, char** argv) {
   }
   if (flag(r, "renumber-ids"))
     for (std::size_t i = 0; i < p.size(); ++i) p.id[i] = i;
+  // A conversion that leaves double's range (masses of 1e305 in galaxy units to henon: inf)
+  // wrote a file that could not be read back: refused before anything is written.
+  const std::string converted =
+      r["ic"].as<std::string>() +
+      (r.count("units") ? " in --units " + r["units"].as<std::string>() : std::string());
+  require_valid_particles(p, converted);
+  if (!std::isfinite(info.time) || !std::isfinite(info.G))
+    throw std::invalid_argument(converted + ": field " +
+                                (std::isfinite(info.time)
+                                     ? "G: value " + number_text(info.G)
+                                     : "time: value " + number_text(info.time)) +
+                                " (beyond double's range)");
   io::write_particles(out, p, info, write);
   std::cerr << "hoshi ic: wrote " << p.size() << " particles to " << out << "\n";
   const auto format = io::format_from_extension(out);

@@ -205,6 +205,11 @@ std::optional<double> given_G(const cxxopts::ParseResult& r) {
   if (!text || *text == "auto") return std::nullopt;
   const double g = number(r, "G");
   if (!(g > 0)) throw std::invalid_argument("invalid -G " + *text + " (must be > 0)");
+  // As the model parameters' range: -G 1e308 in galaxy units was G = inf in the file written,
+  // which could not be read back; 1e-320 scaled the velocities by 1e-160.
+  if (!(g >= 1e-30 && g <= 1e30))
+    throw std::invalid_argument("invalid -G " + *text +
+                                " (from 1e-30 to 1e30; rescale the units instead)");
   return g;
 }
 
