@@ -141,8 +141,12 @@ int parse_axis(const std::string& name, const std::string& option) {
   throw std::invalid_argument(option + ": value '" + name + "' is not one of x, y, z");
 }
 
-std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
-                                    double extent, int n) {
+namespace {
+// The mass of the clouds on each pixel (surface_density's grid times the pixel area): the
+// image's colours are relative to its brightest pixel, so they need no area, which overflows
+// or underflows for fields beyond ~1e154 or below ~1e-150 (a set at +-1e300 was not drawable).
+std::vector<double> pixel_mass(const ParticleSet& p, int axis, double cu, double cv, double extent,
+                               int n) {
   std::vector<double> grid(std::size_t(n) * n, 0.0);
   const double h = extent / n, u0 = cu - 0.5 * extent, v0 = cv - 0.5 * extent;
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -162,22 +166,48 @@ std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, d
         grid[std::size_t(n - 1 - b) * n + a] += w * p.m[i];
       }
   }
-  const double area = h * h;
-  if (!(area > 0 && std::isfinite(area)))
+  return grid;
+}
+
+// The centre of mass in the image plane, as an offset from the first particle: exact for a
+// point-like set (the plain sum m u / M of 100 masses 0.01 at 1e15 put it 0.7 off, outside
+// the field of 1 it gets, and the image was blank) and finite for any finite set (m u
+// overflowed at 1e308).
+void image_centre(const ParticleSet& p, int axis, double& cu, double& cv) {
+  cu = cv = 0;
+  if (p.empty()) return;
+  double u0, v0, mass = 0;
+  project(p, axis, 0, u0, v0);
+  for (double m : p.m) mass += m;
+  if (!(mass > 0) || !std::isfinite(mass)) {
+    cu = u0, cv = v0;
+    return;
+  }
+  double du = 0, dv = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double u, v;
+    project(p, axis, i, u, v);
+    const double w = p.m[i] / mass;
+    du += w * (u - u0), dv += w * (v - v0);
+  }
+  cu = u0 + du, cv = v0 + dv;
+}
+}  // namespace
+
+std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
+                                    double extent, int n) {
+  const double h = extent / n;
+  if (!(h > 0 && std::isfinite(h)))
     throw std::invalid_argument("--extent: value " + number_text(extent) +
-                                " (its pixel area is not a finite positive number)");
-  for (double& s : grid) s /= area;
+                                " (its pixel size is not a finite positive number)");
+  std::vector<double> grid = pixel_mass(p, axis, cu, cv, extent, n);
+  for (double& s : grid) s = s / h / h;
   return grid;
 }
 
 double auto_extent(const ParticleSet& p, int axis) {
-  double mass = 0, cu = 0, cv = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    double u, v;
-    project(p, axis, i, u, v);
-    mass += p.m[i], cu += p.m[i] * u, cv += p.m[i] * v;
-  }
-  if (mass > 0) cu /= mass, cv /= mass;
+  double cu, cv;
+  image_centre(p, axis, cu, cv);
   std::vector<double> r(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) {
     double u, v;
@@ -202,27 +232,24 @@ void check_render_options(const RenderOptions& o, const std::string& prefix) {
                                 " (must be 0, 1 or 2)");
   if (o.extent > 0) {
     const double h = o.extent / o.resolution;
-    if (!std::isfinite(o.extent) || !(h * h > 0) || !std::isfinite(h * h))
+    if (!std::isfinite(o.extent) || !(h > 0) || !std::isfinite(h))
       throw std::invalid_argument(prefix + "extent: value " + number_text(o.extent) +
-                                  " (its pixel area is not a finite positive number)");
+                                  " (its pixel size is not a finite positive number)");
   }
 }
 
 Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
   check_render_options(o, "--");
-  // Centre of mass in the image plane.
-  double mass = 0, cu = 0, cv = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    double u, v;
-    project(p, o.axis, i, u, v);
-    mass += p.m[i], cu += p.m[i] * u, cv += p.m[i] * v;
-  }
-  if (mass > 0) cu /= mass, cv /= mass;
+  double cu, cv;
+  image_centre(p, o.axis, cu, cv);
   const double extent = o.extent > 0 ? o.extent : auto_extent(p, o.axis);
-  if (!std::isfinite(extent))
-    throw std::invalid_argument("--extent: value " + number_text(extent) + " (must be finite)");
   const int n = o.resolution;
-  const std::vector<double> sigma = surface_density(p, o.axis, cu, cv, extent, n);
+  if (!(extent / n > 0 && std::isfinite(extent / n)))
+    throw std::invalid_argument(
+        (o.extent > 0 ? "--extent: value " : "the automatic field of view (--extent 0): value ") +
+        number_text(extent) + " (its pixel size is not a finite positive number)");
+  // Colours relative to the brightest pixel: the mass per pixel serves as the density.
+  const std::vector<double> sigma = pixel_mass(p, o.axis, cu, cv, extent, n);
   const double smax = *std::max_element(sigma.begin(), sigma.end());
   Image im;
   im.width = im.height = n;

@@ -47,7 +47,7 @@ bool drawable(const std::string& text);
 Image render_surface_density(const ParticleSet& p, const RenderOptions& options);
 
 // The options' own limits (resolution 16 to 16384, axis 0 to 2, a given extent finite with a
-// finite positive pixel area), std::invalid_argument naming the option as `prefix` + its name
+// finite positive pixel size), std::invalid_argument naming the option as `prefix` + its name
 // ("--" for hoshi render, "--render-" for hoshi run, which checks before it starts).
 void check_render_options(const RenderOptions& options, const std::string& prefix);
 

@@ -172,7 +172,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // multiples never ended), 1e12 steps, a thread count OpenMP died of; two parameter files
       // (one was ignored), a model parameter twice in a list (the last silently won).
       {"run --render-every 1 --render-resolution 5", "--render-resolution: value 5 (must be"},
-      {"run --render-every 1 --render-extent 1e300", "--render-extent: value 1e+300 (its pixel"},
+      {"run --render-every 1 --render-extent 1e-322", "--render-extent: value 1e-322 (its pixel"},
       {"run --snapshot-every 1e-300", "--snapshot-every: value 1e-300 (more than 1e9 outputs"},
       {"run --dt 1e-300", "more than 1e12 steps to --t-end"},
       // The adaptive step and the outputs it lands on had no such limit (an audit,

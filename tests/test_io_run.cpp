@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -1868,17 +1869,51 @@ TEST(IoRender, SurfaceDensityConservesMassAndProjects) {
   EXPECT_EQ(*std::max_element(sx.begin(), sx.end()), 0.0);
 }
 
+// Whether the four centre pixels of an n x n image (rows and columns n/2 - 1 and n/2, which a
+// point at the centre shares equally) have one colour, and the image's corner another.
+bool centre_drawn(const Image& im) {
+  const int n = im.width;
+  const auto colour = [&](int row, int col) {
+    const std::size_t k = 3 * (std::size_t(row) * n + col);
+    return std::array<int, 3>{im.rgb[k], im.rgb[k + 1], im.rgb[k + 2]};
+  };
+  const auto c = colour(n / 2 - 1, n / 2 - 1);
+  return c == colour(n / 2, n / 2) && c == colour(n / 2 - 1, n / 2) &&
+         c == colour(n / 2, n / 2 - 1) && c != colour(0, n - 1);
+}
+
 // All particles at one point: the spread was the centre of mass's rounding (~1e-16), which gave
-// a field of 1e-16; point-like sets get 1. An extent whose pixel area overflows is refused (it
-// drew a blank image).
+// a field of 1e-16; point-like sets get 1 and are drawn at the centre, also far from the origin
+// (100 masses of 0.01 at 1e15: the centre of mass's rounding, 0.7, put them outside the field,
+// and the image was blank). Fields whose pixel area leaves double's range are drawn (colours
+// are relative: a set at +-1e300 was refused, naming an --extent that was not given, and
+// --extent 1e200 was refused); one whose pixel size does is refused, naming the field.
 TEST(IoRender, PointLikeSetsAndHugeExtents) {
-  ParticleSet p;
-  for (int i = 0; i < 50; ++i) p.push_back(0.3, 0.2, 0.1, 0, 0, 0, 0.02, i);
-  EXPECT_EQ(auto_extent(p, 2), 1.0);
   RenderOptions o;
   o.resolution = 64;
-  o.extent = 1e200;
-  EXPECT_THROW(render_surface_density(p, o), std::invalid_argument);
+  for (const double far : {0.3, 1e15}) {
+    ParticleSet p;
+    for (int i = 0; i < 100; ++i) p.push_back(far, -3 * far, 0.7 * far, 0, 0, 0, 0.01, i);
+    EXPECT_EQ(auto_extent(p, 2), 1.0) << far;
+    for (const double extent : {0.0, 1e200}) {
+      o.extent = extent;
+      EXPECT_TRUE(centre_drawn(render_surface_density(p, o))) << far << " " << extent;
+    }
+  }
+  // Three particles about the origin, the middle one at the centre: drawn there.
+  for (const double size : {1e300, 1e-300}) {
+    ParticleSet q;
+    for (int i = -1; i <= 1; ++i) q.push_back(i * size, 0, 0, 0, 0, 0, 1, i + 1);
+    o.extent = 0;
+    EXPECT_TRUE(centre_drawn(render_surface_density(q, o))) << size;
+  }
+  ParticleSet huge;
+  huge.push_back(-1e300, 0, 0, 0, 0, 0, 1, 0);
+  huge.push_back(1e300, 0, 0, 0, 0, 0, 1, 1);
+  huge.x[1] = 1.7e308;  // a field of 2.2 x 1.7e308: inf
+  const std::string msg = test::invalid_argument_message([&] { render_surface_density(huge, o); });
+  EXPECT_NE(msg.find("the automatic field of view (--extent 0): value inf"), std::string::npos)
+      << msg;
 }
 
 // The scale bar's label: "%g" printed 2e+06, and the font has no '+' (the image showed "2e 06").
