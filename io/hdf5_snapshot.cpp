@@ -204,6 +204,13 @@ void write_file(const std::string& tmp, const std::string& file, const ParticleS
     attr_double(g.get(), "UnitEnergy_in_cgs", u.mass_g * u.velocity_cm_s * u.velocity_cm_s, file);
     attr_double(g.get(), "UnitCurrent_in_cgs", 1.0, file);
     attr_double(g.get(), "UnitTemp_in_cgs", 1.0, file);
+    // SWIFT's names: its IC reader opens each of these where /Units exists, and stops at the
+    // first one missing (a hoshi file could not start a SWIFT run).
+    attr_double(g.get(), "Unit length in cgs (U_L)", u.length_cm, file);
+    attr_double(g.get(), "Unit mass in cgs (U_M)", u.mass_g, file);
+    attr_double(g.get(), "Unit time in cgs (U_t)", u.time_s(), file);
+    attr_double(g.get(), "Unit current in cgs (U_I)", 1.0, file);
+    attr_double(g.get(), "Unit temperature in cgs (U_T)", 1.0, file);
   }
   {  // /Parameters: the run's parameters, then what Gadget-4 readers look up here
     Handle g(H5Gcreate2(f.get(), "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);

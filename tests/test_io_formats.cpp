@@ -188,6 +188,12 @@ TEST(IoHdf5, LayoutIsGadget4) {
   EXPECT_EQ(read_scalar_attr(units, "UnitLength_in_cm"), 3.085678e21);
   EXPECT_EQ(read_scalar_attr(units, "UnitMass_in_g"), 1.989e43);
   EXPECT_EQ(read_scalar_attr(units, "UnitVelocity_in_cm_per_s"), 1e5);
+  // SWIFT's names too (its IC reader needs all five where /Units exists).
+  EXPECT_EQ(read_scalar_attr(units, "Unit length in cgs (U_L)"), 3.085678e21);
+  EXPECT_EQ(read_scalar_attr(units, "Unit mass in cgs (U_M)"), 1.989e43);
+  EXPECT_EQ(read_scalar_attr(units, "Unit time in cgs (U_t)"), 3.085678e21 / 1e5);
+  EXPECT_EQ(read_scalar_attr(units, "Unit current in cgs (U_I)"), 1.0);
+  EXPECT_EQ(read_scalar_attr(units, "Unit temperature in cgs (U_T)"), 1.0);
   const hid_t params = H5Gopen2(f, "Parameters", H5P_DEFAULT);
   EXPECT_GT(count_fixed_strings(params, variable), 3);
   EXPECT_FALSE(variable) << "variable-length string attribute found";
