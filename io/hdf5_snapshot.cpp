@@ -375,6 +375,25 @@ void require_dataset_shape(hid_t group, const std::string& gname, const std::str
   require_shape(space.get(), gname + "/" + name, ncol, n, file);
 }
 
+// Why a dataset's read failed: a compression filter this HDF5 library lacks (h5py's lzf,
+// blosc, bitshuffle: it said "truncated or corrupt file?"), else damage.
+std::string unreadable_why(hid_t dset) {
+  Handle plist(H5Dget_create_plist(dset), H5Pclose);
+  const int nf = plist.get() >= 0 ? H5Pget_nfilters(plist.get()) : 0;
+  for (int i = 0; i < nf; ++i) {
+    unsigned flags = 0, config = 0;
+    std::size_t nelem = 0;
+    char name[256] = {0};
+    const H5Z_filter_t id = H5Pget_filter2(plist.get(), static_cast<unsigned>(i), &flags, &nelem,
+                                           nullptr, sizeof name, name, &config);
+    if (id >= 0 && H5Zfilter_avail(id) <= 0)
+      return "compressed with HDF5 filter " + std::to_string(id) +
+             (name[0] ? " (" + std::string(name) + ")" : std::string()) +
+             ", which this HDF5 library does not have; rewrite it uncompressed or with gzip";
+  }
+  return "cannot read data (truncated or corrupt file?)";
+}
+
 // Reads dataset `name` of `group` (n rows of outs.size() columns; any numeric type converted
 // to mem_type) in row chunks into outs[k][base + row], checking the shape against the header
 // count `n` first.
@@ -423,7 +442,7 @@ void read_columns(hid_t group, const std::string& gname, const std::string& name
     Handle mem(H5Screate_simple(rank, count, nullptr), H5Sclose);
     if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
         H5Dread(dset.get(), mem_type, mem.get(), space.get(), H5P_DEFAULT, buf.data()) < 0)
-      throw_bad_field(file, field, "unreadable", "cannot read data (truncated or corrupt file?)");
+      throw_bad_field(file, field, "unreadable", unreadable_why(dset.get()));
     hsize_t k = 0;
     for (auto* out : outs) {
       for (hsize_t r = 0; r < rows; ++r) (*out)[base + r0 + r] = buf[r * ncol + k];

@@ -364,6 +364,43 @@ TEST(BadHdf5, NegativeOrNanMassTableIsNamedWithItsValue) {
   expect_error(path, {"PartType1/Masses", "missing", "MassTable[1] = 0"});
 }
 
+// A dataset compressed with a filter this HDF5 library lacks (h5py's lzf, id 32000) was
+// "unreadable (cannot read data (truncated or corrupt file?))": the filter is named. The file
+// is made with a stand-in filter of that id and name (it stores the data as they are), which
+// is then unregistered.
+TEST(BadHdf5, AMissingCompressionFilterIsNamed) {
+  ScratchDir dir("bad");
+  const std::string path = hdf5_file(dir);
+  constexpr H5Z_filter_t kLzf = 32000;
+  const H5Z_class2_t stand_in = {H5Z_CLASS_T_VERS,
+                                 kLzf,
+                                 1,
+                                 1,
+                                 "lzf",
+                                 nullptr,
+                                 nullptr,
+                                 [](unsigned, std::size_t, const unsigned[], std::size_t nbytes,
+                                    std::size_t*, void**) { return nbytes; }};
+  ASSERT_GE(H5Zregister(&stand_in), 0);
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  H5Ldelete(f, "PartType1/Masses", H5P_DEFAULT);
+  const hsize_t n = small_set().size();
+  const hid_t space = H5Screate_simple(1, &n, nullptr);
+  const hid_t plist = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(plist, 1, &n);
+  ASSERT_GE(H5Pset_filter(plist, kLzf, H5Z_FLAG_MANDATORY, 0, nullptr), 0);
+  const hid_t d =
+      H5Dcreate2(f, "PartType1/Masses", H5T_NATIVE_DOUBLE, space, H5P_DEFAULT, plist, H5P_DEFAULT);
+  ASSERT_GE(H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, small_set().m.data()), 0);
+  H5Dclose(d);
+  H5Pclose(plist);
+  H5Sclose(space);
+  H5Fclose(f);
+  ASSERT_GE(H5Zunregister(kLzf), 0);
+  expect_error(path, {"PartType1/Masses", "compressed with HDF5 filter 32000 (lzf)",
+                      "which this HDF5 library does not have"});
+}
+
 TEST(BadHdf5, HeaderCountMismatch) {
   ScratchDir dir("bad");
   const std::string path = hdf5_file(dir);
