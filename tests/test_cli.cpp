@@ -141,6 +141,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
        "model merger: invalid r_start 4 (must be <= the apocentre 0.4 of the bound orbit of "
        "eccentricity 0 and r_peri 0.4: r_peri (1 + e) / (1 - e); a circular orbit starts at "
        "r_start = r_peri)"},
+      // The bound it breaks, with its value (it said "must be >= r_peri").
+      {"ic --ic merger -n 100 --model-param r_peri=5", "invalid r_start 4 (must be >= r_peri 5)"},
       {"ic --ic merger -n 100 --model-param eccentricity=0.5,r_start=10",
        "must be <= the apocentre 1.2 of"},
       {"run --ic hernquist --model-param mass_cut=2",

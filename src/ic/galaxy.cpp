@@ -464,7 +464,8 @@ ParticleSet make_merger(std::size_t n, std::uint64_t seed, const MergerParams& m
           "need 0 < mass_ratio <= 1");
   require(mp.eccentricity >= 0, "eccentricity", mp.eccentricity, "must be >= 0");
   require(mp.r_peri > 0, "r_peri", mp.r_peri, "must be > 0");
-  require(mp.r_start >= mp.r_peri, "r_start", mp.r_start, "must be >= r_peri");
+  require(mp.r_start >= mp.r_peri, "r_start", mp.r_start,
+          ("must be >= r_peri " + number_text(mp.r_peri)).c_str());
   const double e = mp.eccentricity, q = mp.mass_ratio;
   if (e < 1) {
     const double r_apo = mp.r_peri * (1 + e) / (1 - e);
