@@ -203,6 +203,15 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
   const Result plus_key =
       hoshi("ic --ic hernquist -n 64 --model-param a=+0.5 --out " + (d / "plus.csv").string(), d);
   EXPECT_EQ(plus_key.status, 0) << plus_key.err;
+  // --seed +5 is --seed 5 (it was refused): the same file, and recorded as 5.
+  ASSERT_EQ(hoshi("ic -n 64 --seed +5 --out " + (d / "seed_plus.hdf5").string(), d).status, 0);
+  ASSERT_EQ(hoshi("ic -n 64 --seed 5 --out " + (d / "seed5.hdf5").string(), d).status, 0);
+  EXPECT_EQ(hoshi::io::read_hdf5_snapshot((d / "seed_plus.hdf5").string()).particles.x,
+            hoshi::io::read_hdf5_snapshot((d / "seed5.hdf5").string()).particles.x);
+  const hoshi::io::ParamValue* seed = hoshi::io::find_param(
+      hoshi::io::read_hdf5_snapshot((d / "seed_plus.hdf5").string()).info.parameters, "seed");
+  ASSERT_NE(seed, nullptr);
+  EXPECT_EQ(hoshi::io::to_string(*seed), "5");
   for (const char* bad : {"++1", "+-1", "+"}) {
     const Result r = hoshi(std::string("run --t-end ") + bad + " --out " + (d / "p2").string(), d);
     EXPECT_EQ(r.status, 2) << bad;
@@ -863,6 +872,11 @@ TEST(Cli, OptionErrorsAreOneLineAndNameTheOption) {
       {"ic --out", "option --out needs a value"},
       {"run --overwrite=x", "option --overwrite: value 'x' is not valid (a flag takes no value"},
       {"run --seed x", "option --seed: value 'x' is not valid"},
+      // Decimal only: cxxopts' own parser took 0x10 as 16 (and -n, the model parameters refuse
+      // hex).
+      {"run --seed 0x10", "option --seed: value '0x10' is not valid"},
+      {"run --seed 0.5", "option --seed: value '0.5' is not valid"},
+      {"run --seed=-1", "option --seed: value '-1' is not valid"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args, d);

@@ -193,7 +193,7 @@ int cmd_accuracy(int argc, char** argv) {
                 << " records no softening: the forces are unsoftened (--softening sets one)\n";
   }
   if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
-  const auto targets = sample_targets(p.size(), k, r["seed"].as<std::uint64_t>());
+  const auto targets = sample_targets(p.size(), k, seed_option(r));
   if (targets.size() < 1000)
     std::cerr << "hoshi accuracy: note: " << targets.size() << " targets: err_p999"
               << (targets.size() < 100 ? " and err_p99 are" : " is")

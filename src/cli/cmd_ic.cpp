@@ -126,7 +126,7 @@ int cmd_ic(int argc, char** argv) {
     // its N and seed and every effective model parameter (model.KEY). It recorded none.
     info.parameters.emplace_back("ic", r["ic"].as<std::string>());
     info.parameters.emplace_back("particles", static_cast<std::int64_t>(p.size()));
-    const std::uint64_t seed = r["seed"].as<std::uint64_t>();
+    const std::uint64_t seed = seed_option(r);
     if (seed <= static_cast<std::uint64_t>(INT64_MAX))
       info.parameters.emplace_back("seed", static_cast<std::int64_t>(seed));
     else

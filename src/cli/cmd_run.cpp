@@ -889,12 +889,12 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                                        {"radius", ic_was == "uniform"},
                                        {"eccentricity", ic_was == "kepler"}})
       if (first.count(key) && !applies && !io::find_param(checkpoint.info.parameters, key))
-        throw std::invalid_argument(
-            "--" + std::string(key) + " " +
-            (std::string(key) == "seed" ? std::to_string(first[key].as<std::uint64_t>())
-                                        : first[key].as<std::string>()) +
-            " with --restart " + restart_dir + ": the checkpoint's particles continue (--ic " +
-            ic_was + "); start a new run to change them");
+        throw std::invalid_argument("--" + std::string(key) + " " +
+                                    (std::string(key) == "seed" ? std::to_string(seed_option(first))
+                                                                : first[key].as<std::string>()) +
+                                    " with --restart " + restart_dir +
+                                    ": the checkpoint's particles continue (--ic " + ic_was +
+                                    "); start a new run to change them");
     // The force settings may change; the checkpoint's accelerations are then those of the old
     // ones, and the restored state's forces are computed again (RunStart::recompute_forces).
     for (const char* key :
@@ -1029,8 +1029,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   }
   // G as used (the unit system's unless -G is given), not the option's default 1: a restart
   // passes the stored parameters back as options, and there a stored G = 1 would be -G 1.
-  for (auto& [k, v] : effective)
+  for (auto& [k, v] : effective) {
     if (k == "G") v = number_text(cfg.solver.G);
+    if (k == "seed") v = std::to_string(seed_option(r));  // +5 as 5
+  }
   // Real-valued parameters are doubles also when given as whole numbers (--t-end 1 was stored
   // as int64 and --t-end 0.5 as double: a reader of /Parameters got either type).
   static const std::set<std::string> real_valued = {"softening",

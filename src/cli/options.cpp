@@ -113,19 +113,10 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
     }
     return r;
   } catch (const cxxopts::exceptions::incorrect_argument_type& e) {
-    // cxxopts names the value but not the option. --seed and the flags are the only options
-    // it parses itself (the others are read as text and checked by number()/integer()): name
-    // them. Matching the value text against every argument blamed --t-end 0.5 for --seed 0.5.
+    // cxxopts names the value but not the option. The flags are the only options it parses
+    // itself (the others are read as text and checked by number()/integer()/seed_option()):
+    // name them.
     const std::string msg = e.what();
-    for (int i = argc - 1; i >= 1; --i) {
-      const std::string a = argv[i];
-      const auto eq = a.find('=');
-      if (a.substr(0, eq) != "--seed") continue;
-      const std::string value =
-          eq != std::string::npos ? a.substr(eq + 1) : (i + 1 < argc ? argv[i + 1] : "");
-      throw std::invalid_argument("option --seed: value '" + value +
-                                  "' is not valid (expected a whole number from 0 to 2^64 - 1)");
-    }
     // A flag given a value that is not true or false (--overwrite=x).
     const std::string value = quoted(msg, 0);
     for (int i = argc - 1; i >= 1; --i) {
@@ -211,6 +202,19 @@ std::optional<double> given_G(const cxxopts::ParseResult& r) {
     throw std::invalid_argument("invalid -G " + *text +
                                 " (from 1e-30 to 1e30; rescale the units instead)");
   return g;
+}
+
+std::uint64_t seed_option(const cxxopts::ParseResult& r) {
+  // Decimal digits alone, with the leading '+' every number takes (cxxopts' own parser took
+  // 0x10 as 16 and refused +5).
+  const std::string s = r["seed"].as<std::string>();
+  const char* first = number_start(s);
+  std::uint64_t v = 0;
+  const auto res = std::from_chars(first, s.data() + s.size(), v);
+  if (res.ec != std::errc() || res.ptr != s.data() + s.size())
+    throw std::invalid_argument("option --seed: value '" + s +
+                                "' is not valid (expected a whole number from 0 to 2^64 - 1)");
+  return v;
 }
 
 int integer(const cxxopts::ParseResult& r, const std::string& name) {
@@ -389,7 +393,7 @@ void add_ic_options(cxxopts::Options& o, const std::string& default_n) {
       cxxopts::value<std::string>()->default_value("plummer"))(
       "n,particles", "number of particles",
       cxxopts::value<std::string>()->default_value(default_n))(
-      "seed", "random seed", cxxopts::value<std::uint64_t>()->default_value("1"))(
+      "seed", "random seed", cxxopts::value<std::string>()->default_value("1"))(
       "eccentricity", "kepler: orbital eccentricity",
       cxxopts::value<std::string>()->default_value("0.5"))(
       "radius", "uniform: sphere radius", cxxopts::value<std::string>()->default_value("1"))(
@@ -466,8 +470,7 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
                                 ": a file brings its own particles (the parameters shape the "
                                 "models)");
   if (r.count("seed") && !seed_beyond_models)
-    throw std::invalid_argument("--seed " + std::to_string(r["seed"].as<std::uint64_t>()) +
-                                " with --ic " + ic +
+    throw std::invalid_argument("--seed " + std::to_string(seed_option(r)) + " with --ic " + ic +
                                 ": a file brings its own particles (--seed draws the models)");
   // hoshi run reads a file itself (keeping its time and units) and comes here directly.
   for (const char* option : {"eccentricity", "radius"})
@@ -520,7 +523,7 @@ std::size_t model_particles(const cxxopts::ParseResult& r) {
 ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* info,
                                bool seed_beyond_models) {
   const std::string ic = r["ic"].as<std::string>();
-  const auto seed = r["seed"].as<std::uint64_t>();
+  const auto seed = seed_option(r);
   const ModelParams params = given_model_params(r);
   // The two model options that are not --model-param: refused where they would be ignored.
   for (const auto& [option, model, key] :

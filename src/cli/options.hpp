@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cxxopts.hpp>
 #include <initializer_list>
 #include <optional>
@@ -40,6 +41,8 @@ double number(const cxxopts::ParseResult& r, const std::string& name);
 // G, or a particle file's recorded one; 1 without either). A value must be a number > 0.
 std::optional<double> given_G(const cxxopts::ParseResult& r);
 int integer(const cxxopts::ParseResult& r, const std::string& name);
+// --seed: a whole number from 0 to 2^64 - 1 in decimal (std::invalid_argument otherwise).
+std::uint64_t seed_option(const cxxopts::ParseResult& r);
 // A boolean option's value: given (--flag, --flag=true) and not --flag=false (counting it
 // alone made --overwrite=false overwrite).
 bool flag(const cxxopts::ParseResult& r, const std::string& name);
