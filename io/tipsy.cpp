@@ -159,18 +159,22 @@ std::string tipsy_units_file(const std::string& path) {
   std::error_code ec;
   for (const std::string& own : {path + ".param", tipsy_param_path(path)})
     if (fs::is_regular_file(own, ec)) return own;
-  const fs::path file(path);
-  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-  std::string found;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const fs::path name = e.path().filename();
+  // A run's snapshot (snapshot_NNN.tipsy, or a link to one): its directory's snapshot.param.
+  // No wider rule: a directory's only *.param gave a converted file without units (written
+  // without FILE.param so that no reader takes another file's units) a run's units.
+  const auto run_units = [&](const fs::path& file) -> std::string {
+    const std::string name = file.filename().string(), prefix = "snapshot_", ext = ".tipsy";
+    if (name.size() < prefix.size() + 3 + ext.size() || name.rfind(prefix, 0) != 0 ||
+        !name.ends_with(ext))
+      return "";
+    for (std::size_t i = prefix.size(); i < name.size() - ext.size(); ++i)
+      if (name[i] < '0' || name[i] > '9') return "";
+    const fs::path shared = file.parent_path() / kTipsyRunUnitsName;
     std::error_code eq;
-    if (name.extension() != ".param" || !e.is_regular_file(eq)) continue;
-    if (fs::exists(dir / name.stem(), eq)) continue;  // X.param beside X: X's units
-    if (!found.empty()) return "";                    // two: neither is this file's for certain
-    found = file.has_parent_path() ? (file.parent_path() / name).string() : name.string();
-  }
-  return found;
+    return fs::is_regular_file(shared, eq) ? shared.string() : "";
+  };
+  if (std::string u = run_units(fs::path(path)); !u.empty()) return u;
+  return run_units(fs::path(output_target(path)));
 }
 
 TipsyData read_tipsy(const std::string& path) {
@@ -239,7 +243,12 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
   // replaced the old file, which was then left with another file's units.
   // Beside the file the particles go to: a symbolic link's target (tipsy_param_path).
   std::unique_ptr<TemporaryOutput> param;
-  const std::string param_path = units_file.empty() ? tipsy_param_path(path) : units_file;
+  // A shared units file serves the files of its own directory: through a symbolic link (a
+  // run's snapshot_003.tipsy linked to a file elsewhere) the units go beside the target, which
+  // read alone had none (its own .param was removed).
+  std::error_code el;
+  const bool shared = !units_file.empty() && !std::filesystem::is_symlink(path, el);
+  const std::string param_path = shared ? units_file : tipsy_param_path(path);
   if (with_param) {
     std::error_code ec;
     if (std::filesystem::is_directory(param_path, ec))
@@ -247,8 +256,8 @@ void write_tipsy(const std::string& path, const ParticleSet& p, double time,
     param = std::make_unique<TemporaryOutput>(param_path, "tipsy units file");
     param->out.precision(17);
     param->out << "# units of "
-               << (units_file.empty() ? std::filesystem::path(path).filename().string()
-                                      : std::string("the tipsy snapshots in this directory"))
+               << (shared ? std::string("the tipsy snapshots snapshot_NNN.tipsy beside it")
+                          : std::filesystem::path(path).filename().string())
                << " (G = 1), written by hoshi\n"
                << "dKpcUnit = " << file_units.length_cm / kKpcInCm << "\n"
                << "dMsolUnit = " << file_units.mass_g / kSolarMassInG << "\n"

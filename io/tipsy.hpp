@@ -47,11 +47,13 @@ TipsyData parse_tipsy(const unsigned char* data, std::size_t size, const std::st
 // the units file otherwise) from tipsy_units_file(path) when there is one.
 TipsyData read_tipsy(const std::string& path);
 
-// The units file of a tipsy file: PATH.param, else tipsy_param_path(path), else the only
-// *.param in PATH's directory that is not the units file of another file there (X.param
-// beside X): a run's snapshots share OUT/snapshot.param, and a ChaNGa or PKDGRAV directory
-// holds one RUN.param, which pynbody and yt read too (yt refuses a directory with two). Empty
-// when there is none.
+// The units file of a run's tipsy snapshots, one for all in its output directory (yt refuses
+// a directory with more than one *.param; a run wrote one per snapshot).
+inline constexpr const char* kTipsyRunUnitsName = "snapshot.param";
+
+// The units file of a tipsy file: PATH.param, else tipsy_param_path(path), else, for a run's
+// snapshot (snapshot_NNN.tipsy, or a symbolic link to one), kTipsyRunUnitsName in its
+// directory. Empty when there is none.
 std::string tipsy_units_file(const std::string& path);
 
 // Where write_tipsy puts the units file of `path`: beside the file the particles go to,

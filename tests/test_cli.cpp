@@ -1378,7 +1378,8 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   EXPECT_EQ(read(prof3 / "snap_csv_radial.csv"), ra);
   EXPECT_EQ(read(prof3 / "snap_hdf5_radial.csv"), rb);
   // Three of them and another directory's snap: the three by their whole names, all of them
-  // (the third was named run1_snap once the first two differed), the other by its stem.
+  // (the third was named run1_snap once the first two differed), and each with its directory
+  // (run2's was the bare stem once run1's had their whole names).
   const fs::path t = d / "run1" / "snap.tipsy";
   ASSERT_EQ(hoshi("ic --ic " + b.string() + " --out " + t.string(), d).status, 0);
   const fs::path prof4 = d / "prof4";
@@ -1386,9 +1387,9 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
                                 b.string() + " --profiles " + prof4.string(),
                             d);
   ASSERT_EQ(four.status, 0) << four.err;
-  for (const char* name : {"snap_csv", "snap_hdf5", "snap_tipsy", "snap"})
+  for (const char* name : {"run1_snap_csv", "run1_snap_hdf5", "run1_snap_tipsy", "run2_snap"})
     EXPECT_TRUE(fs::exists(prof4 / (std::string(name) + "_radial.csv"))) << name;
-  EXPECT_EQ(read(prof4 / "snap_csv_radial.csv"), ra);
+  EXPECT_EQ(read(prof4 / "run1_snap_csv_radial.csv"), ra);
 }
 
 // A conversion that leaves double's range is refused before anything is written (masses of

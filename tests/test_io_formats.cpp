@@ -647,32 +647,43 @@ TEST(IoTipsy, AFileWithoutUnitsRemovesTheReplacedFilesParam) {
   EXPECT_EQ(d.particles.m[3], double(float(p.m[3])));
 }
 
-// A run's tipsy snapshots share one units file (yt refuses a directory with two *.param, and a
-// run wrote one per snapshot): a file without its own PATH.param takes the directory's only
-// *.param that is not another file's (X.param beside X), as pynbody, yt and ChaNGa's RUN.param
-// have it; with two such files, neither.
-TEST(IoTipsy, AFileWithoutItsOwnParamTakesTheDirectorysOnlyUnitsFile) {
+// A run's tipsy snapshots share one units file, OUT/snapshot.param (yt refuses a directory with
+// two *.param, and a run wrote one per snapshot): a run's snapshot (snapshot_NNN.tipsy, or a
+// link to one) without its own PATH.param takes it; no other file does (a converted file
+// without units, written without PATH.param so that no reader takes another file's units,
+// took the run's from the directory's only *.param). Written through a symbolic link, the units
+// go beside the target (the shared file serves its own directory; the target's .param was
+// removed and it had none).
+TEST(IoTipsy, ARunsSnapshotsShareTheirUnitsFile) {
+  namespace fs = std::filesystem;
   ScratchDir dir("tipsy");
   const ParticleSet p = test::sample_particles(10);
-  test::write_all(dir.file("s.tipsy.param"), "dKpcUnit = 7\ndMsolUnit = 7\n");  // goes
-  write_tipsy(dir.file("s.tipsy"), p, 0.0, units_galaxy(), 0.0, 0.0, true, dir.file("run.param"));
-  EXPECT_FALSE(std::filesystem::exists(dir.file("s.tipsy.param")));
-  const std::string param = test::read_all(dir.file("run.param"));
+  const std::string shared = dir.file("snapshot.param");
+  test::write_all(dir.file("snapshot_001.tipsy.param"), "dKpcUnit = 7\ndMsolUnit = 7\n");  // goes
+  write_tipsy(dir.file("snapshot_001.tipsy"), p, 0.0, units_galaxy(), 0.0, 0.0, true, shared);
+  EXPECT_FALSE(fs::exists(dir.file("snapshot_001.tipsy.param")));
+  const std::string param = test::read_all(shared);
   EXPECT_NE(param.find("bPeriodic = 0"), std::string::npos) << param;  // yt: periodic
-  EXPECT_EQ(tipsy_units_file(dir.file("s.tipsy")), dir.file("run.param"));
-  TipsyData d = read_tipsy(dir.file("s.tipsy"));
+  EXPECT_EQ(tipsy_units_file(dir.file("snapshot_001.tipsy")), shared);
+  const TipsyData d = read_tipsy(dir.file("snapshot_001.tipsy"));
   ASSERT_TRUE(d.units_known);
   EXPECT_NEAR(d.units.mass_g / units_galaxy().mass_g, 1.0, 1e-12);
-  // Another file's units file beside it is that file's.
+  // Another file there, without units or with its own: not the run's.
+  write_tipsy(dir.file("c.tipsy"), p, 0.0, units_henon(), 0.0, 0.0, /*with_param=*/false);
+  EXPECT_EQ(tipsy_units_file(dir.file("c.tipsy")), "");
+  EXPECT_FALSE(read_tipsy(dir.file("c.tipsy")).units_known);
   write_tipsy(dir.file("h.tipsy"), p, 0.0, units_henon());
-  ASSERT_TRUE(std::filesystem::exists(dir.file("h.tipsy.param")));
-  EXPECT_EQ(tipsy_units_file(dir.file("s.tipsy")), dir.file("run.param"));
-  EXPECT_NEAR(read_tipsy(dir.file("s.tipsy")).units.mass_g / units_galaxy().mass_g, 1.0, 1e-12);
   EXPECT_EQ(read_tipsy(dir.file("h.tipsy")).units.name, "henon");
-  // Two candidates: neither is taken.
-  test::write_all(dir.file("other.param"), "dKpcUnit = 1\ndMsolUnit = 1\n");
-  EXPECT_EQ(tipsy_units_file(dir.file("s.tipsy")), "");
-  EXPECT_FALSE(read_tipsy(dir.file("s.tipsy")).units_known);
+  // Read through a link from elsewhere: the target's directory's.
+  fs::create_directory(dir.file("elsewhere"));
+  fs::create_symlink(dir.file("snapshot_001.tipsy"), dir.file("elsewhere/latest.tipsy"));
+  EXPECT_TRUE(read_tipsy(dir.file("elsewhere/latest.tipsy")).units_known);
+  // Written through a link: beside the target, which keeps its units.
+  fs::create_symlink(dir.file("elsewhere/t.tipsy"), dir.file("snapshot_002.tipsy"));
+  write_tipsy(dir.file("snapshot_002.tipsy"), p, 0.0, units_galaxy(), 0.0, 0.0, true, shared);
+  EXPECT_TRUE(fs::exists(dir.file("elsewhere/t.tipsy.param")));
+  EXPECT_NEAR(read_tipsy(dir.file("elsewhere/t.tipsy")).units.mass_g / units_galaxy().mass_g, 1.0,
+              1e-12);
 }
 
 // A units file with a bad or partial pair of units is an error naming it, the field and the

@@ -23,6 +23,7 @@
 #include "io/param_file.hpp"
 #include "io/render.hpp"
 #include "io/snapshot_io.hpp"
+#include "io/tipsy.hpp"
 #include "io_test_util.hpp"
 #include "solver/solver.hpp"
 
@@ -1476,6 +1477,54 @@ TEST(IoRun, FlagsParameterFilesAndLargeSeeds) {
   EXPECT_EQ(hoshi(kRun + "--t-end 0.5 --seed 0.5 --out " + dir.file("C"), log), 2);
   EXPECT_NE(test::read_all(log).find("option --seed: value '0.5'"), std::string::npos)
       << test::read_all(log);
+}
+
+// A run's tipsy snapshots share OUT/snapshot.param. A snapshot of an earlier run kept as the
+// input of an --overwrite run into the same directory keeps its units (this run's snapshots
+// rewrote the shared file in Henon units, and the galaxy-units input was then read 43007
+// times too light); the earlier run's other snapshots go, and with an HDF5 series so does the
+// shared file.
+TEST(IoRun, TipsySnapshotsShareAUnitsFileThatAnInputKeeps) {
+  ScratchDir dir("run");
+  const std::string out = dir.file("T"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --solver direct --units galaxy --dt 0.0000625 "
+                  "--t-end 0.000125 --snapshot-every 0.0000625 --snapshot-format tipsy --quiet "
+                  "--out " +
+                      out,
+                  log),
+            0)
+      << test::read_all(log);
+  for (const char* name : {"snapshot_000.tipsy.param", "snapshot_001.tipsy.param"})
+    EXPECT_FALSE(std::filesystem::exists(out + "/" + name)) << name;
+  const std::string input = out + "/snapshot_002.tipsy";
+  const TipsyData before = read_tipsy(input);
+  ASSERT_TRUE(before.units_known);
+  ASSERT_EQ(hoshi("run --ic " + input +
+                      " --dt 0.0000625 --t-end 0.0000625 --snapshot-every 0.0000625 "
+                      "--snapshot-format tipsy --overwrite --quiet --out " +
+                      out,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("the units of the input " + input + " are now in " + input +
+                                     ".param"),
+            std::string::npos)
+      << test::read_all(log);
+  const TipsyData after = read_tipsy(input);
+  EXPECT_EQ(after.units.mass_g, before.units.mass_g);
+  EXPECT_EQ(after.particles.m, before.particles.m);
+  EXPECT_EQ(read_tipsy(out + "/snapshot_000.tipsy").units.name, "henon");
+  // An HDF5 series over it: the tipsy snapshots and their units file go, the input stays.
+  ASSERT_EQ(hoshi("run --ic " + input +
+                      " --dt 0.0000625 --t-end 0.0000625 --snapshot-every "
+                      "0.0000625 --overwrite --quiet --out " +
+                      out,
+                  log),
+            0)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(out + "/snapshot.param"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/snapshot_000.tipsy"));
+  EXPECT_EQ(read_tipsy(input).units.mass_g, before.units.mass_g);
 }
 
 TEST(IoRun, GalaxyUnitsSurviveRestarts) {

@@ -49,8 +49,9 @@ std::string units_text(const io::LoadedSnapshot& s, double G) {
 // snapshot_010), and where two snapshots share a stem, as many of their parent directories as
 // tell them apart, joined by '_' (run1_snapshot_010, run2_snapshot_010); files of one
 // directory and stem by their whole names, all of them (run/s.tipsy, run/s.gadget, run/s.csv:
-// s_tipsy, s_gadget, s_csv; the third was named run_s once the first two differed). The same
-// file given twice is refused.
+// s_tipsy, s_gadget, s_csv; the third was named run_s once the first two differed), with
+// their directories as above where another directory has the stem too (pa_s_csv, pa_s_tipsy,
+// pb_s). The same file given twice is refused.
 std::vector<std::string> profile_names(const std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   std::vector<std::vector<std::string>> parts(files.size());  // stem, parent, grandparent, ...
@@ -75,11 +76,16 @@ std::vector<std::string> profile_names(const std::vector<std::string>& files) {
           paths[i] != paths[j])
         parts[i][0] = whole(i);
   std::vector<std::size_t> depth(files.size(), 1);
-  // Every snapshot whose stem another one shares gets its parent directory at least (with
-  // three snapshot_000 of three runs, the third kept the bare stem once the first two differed).
+  // Every snapshot whose stem one in another directory shares (or whose name another one has)
+  // gets its parent directory at least (with three snapshot_000 of three runs, the third kept
+  // the bare stem once the first two differed; pb/s.tipsy beside pa/s.csv and pa/s.tipsy kept
+  // it once those two had their whole names).
   for (std::size_t i = 0; i < files.size(); ++i)
     for (std::size_t j = 0; j < files.size(); ++j)
-      if (i != j && parts[i][0] == parts[j][0] && parts[i].size() > 1) depth[i] = 2;
+      if (i != j && parts[i].size() > 1 &&
+          ((stems[i] == stems[j] && paths[i].parent_path() != paths[j].parent_path()) ||
+           parts[i][0] == parts[j][0]))
+        depth[i] = 2;
   const auto name = [&](std::size_t i) {
     std::string s = parts[i][0];
     for (std::size_t k = 1; k < depth[i]; ++k) s = parts[i][k] + "_" + s;

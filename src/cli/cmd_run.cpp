@@ -44,8 +44,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kCheckpointName = "checkpoint.hdf5";
-// The units file of a run's tipsy snapshots, one for all (io::write_tipsy).
-constexpr const char* kTipsyUnitsName = "snapshot.param";
+constexpr const char* kTipsyUnitsName = io::kTipsyRunUnitsName;
 // The Gadget snapshot layout of runs whose checkpoints predate --gadget-precision and
 // --gadget-ids (2026-11-30): double, 64-bit ids.
 constexpr std::pair<const char*, const char*> kGadgetLayoutBefore[] = {
@@ -428,11 +427,26 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
   // The input file and a tipsy file's units file (OUT/snapshot.param for a snapshot of OUT).
   std::vector<fs::path> inputs;
   std::error_code ei;
-  if (!input.empty() && fs::is_regular_file(input, ei))
-    for (const std::string& path : {input, input + ".param", io::tipsy_units_file(input)}) {
-      std::error_code eq;
-      if (!path.empty() && fs::exists(path, eq)) inputs.emplace_back(path);
+  if (!input.empty() && fs::is_regular_file(input, ei)) {
+    std::string units = io::tipsy_units_file(input);
+    // A snapshot of the earlier run kept as this run's input (--ic OUT/snapshot_004.tipsy):
+    // its units go beside it, input.param, since this run's tipsy snapshots rewrite the shared
+    // OUT/snapshot.param in their units (a galaxy-units file was then read in Henon units).
+    std::error_code eq;
+    if (!units.empty() && fs::equivalent(units, dir + "/" + kTipsyUnitsName, eq)) {
+      std::ifstream in(units, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      io::write_stream_atomically(input + ".param", [&](std::ostream& out) { out << text.str(); });
+      std::cout << "hoshi run: --overwrite: the units of the input " << input << " are now in "
+                << input << ".param\n";
+      units = input + ".param";
     }
+    for (const std::string& path : {input, input + ".param", units}) {
+      std::error_code ex;
+      if (!path.empty() && fs::exists(path, ex)) inputs.emplace_back(path);
+    }
+  }
   std::vector<fs::path> old;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
