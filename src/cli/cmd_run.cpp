@@ -213,47 +213,81 @@ std::string power_of_two_step(double t) {
   return s.str();
 }
 
-// A fixed step longer than a quarter of the shortest dynamical time (shortest_dynamical_time:
-// the densest component's) cannot follow the orbits (the default 1/128 is ~1/60 of it for a
-// Plummer sphere and ~1/13 for the default disk; in --units galaxy, or with a large -G, these
-// times are 1/sqrt(G) as long). A warning, not an error: a short test run
-// may want it. Returns whether it warned.
-bool warn_long_step(const RunConfig& cfg, const ParticleSet& p) {
-  if (cfg.eta > 0 || p.size() < 2) return false;
-  const DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
-  if (!(d.t > 0 && cfg.dt > 0.25 * d.t)) return false;
-  // The suggestion: the power of two at or below a sixteenth of that time (the default step
-  // is ~1/60 of a Plummer sphere's, ~1/13 of the default disk's; models.md's Jaffe example
-  // conserves energy to 2e-5 at ~1/12).
-  std::cerr << "hoshi run: warning: --dt " << cfg.dt << " is " << cfg.dt / d.t
-            << " dynamical times sqrt(r^3 / (G M(<r))) = " << d.t << " at the radius holding "
-            << 100 * d.fraction
-            << "% of these particles; steps this long do not follow their orbits (try --dt "
-            << power_of_two_step(d.t / 16) << ", or --eta)\n";
-  return true;
+// The time scale of a two-body orbit's pericentre passage, sqrt(r_p^3 / (G M)) with r_p =
+// L^2 / (G M (1 + e)) of the relative orbit (any energy) and at least eps: a kepler pair
+// starts at apocentre, where shortest_dynamical_time sees the orbit's slow part (e = 0.99 at
+// the default step came out unbound without a warning). 0 when it has none.
+double pericentre_time(const ParticleSet& p, double G, double eps) {
+  const double M = p.m[0] + p.m[1];
+  if (p.size() != 2 || !(G > 0) || !(M > 0)) return 0;
+  const Vec3 r{p.x[1] - p.x[0], p.y[1] - p.y[0], p.z[1] - p.z[0]};
+  const Vec3 v{p.vx[1] - p.vx[0], p.vy[1] - p.vy[0], p.vz[1] - p.vz[0]};
+  const double rr = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+  if (!(rr > 0)) return 0;
+  const double gm = G * M, v2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  const double lx = r[1] * v[2] - r[2] * v[1], ly = r[2] * v[0] - r[0] * v[2],
+               lz = r[0] * v[1] - r[1] * v[0];
+  const double l2 = lx * lx + ly * ly + lz * lz, energy = 0.5 * v2 - gm / rr;
+  const double e = std::sqrt(std::max(0.0, 1 + 2 * energy * l2 / (gm * gm)));
+  const double rp = std::max(std::min(l2 / (gm * (1 + e)), rr), eps);
+  return std::sqrt(rp * rp * rp / gm);
 }
 
-// A fixed step that does not resolve the softened encounters: the orbits' time scale may be
-// followed (warn_long_step) while a particle crosses another's softening length in a step or
-// two, and the energy then climbs steadily (an audit, 2026-12-01: Plummer 4096, eps 0.01, to
-// t = 28, direct: dt 1/16, 1/32 gained 6.5e-2, 1.5e-2 without a warning). The measure is the
-// --eta step's, dt / sqrt(eps / max|a|) at the start (Gadget's per-particle criterion
-// sqrt(2 0.025 eps / |a|) is 0.22 of it): the default 1/128 is 0.10 of it for a Plummer
-// sphere (energy error ~1e-4 to t = 10), 0.21 for a Hernquist sphere (6.5e-4), 0.48 for the
-// Jaffe model, which warn_long_step already names. Warns above 0.3 (Plummer 4096 at 1/32: 0.46;
-// Hernquist 4096 at 1/64: 0.43, 4.2e-3) and suggests the power of two at or below 0.2 of it.
-void warn_unresolved_softening(const RunConfig& cfg, const ParticleSet& p) {
-  const double eps = cfg.solver.eps;
-  if (cfg.eta > 0 || p.size() < 2 || !(eps > 0)) return;
-  const double a2 = max_acceleration2(p);
-  if (!(a2 > 0) || !std::isfinite(a2)) return;  // no forces in p (nothing to measure)
-  const double scale = std::sqrt(eps / std::sqrt(a2));
-  if (!(cfg.dt > 0.3 * scale)) return;
-  std::cerr << "hoshi run: warning: --dt " << cfg.dt << " is " << cfg.dt / scale
-            << " sqrt(eps / max|a|) = " << scale << " (eps " << eps << ", max|a| " << std::sqrt(a2)
-            << " at the start); steps this long do not resolve encounters within the softening "
-               "and the energy drifts (try --dt "
-            << power_of_two_step(0.2 * scale) << ", or --eta 0.1)\n";
+// A fixed step that the run cannot follow, said once before the run with one --dt that meets
+// each limit it passes (a step past both named the orbits' alone, and the step it suggested
+// was warned of for the softening in turn). Two limits:
+//  * longer than a quarter of the shortest dynamical time (shortest_dynamical_time: the
+//    densest component's; for two bodies the pericentre passage's, pericentre_time): the
+//    orbits are not followed (the default 1/128 is ~1/60 of it for a Plummer sphere and ~1/13
+//    for the default disk; in --units galaxy, or with a large -G, these times are 1/sqrt(G) as
+//    long); the suggestion for it, the power of two at or below a sixteenth of that time
+//    (models.md's Jaffe example conserves energy to 2e-5 at ~1/12);
+//  * longer than 0.3 of the --eta step's measure sqrt(eps / max|a|) at the start (p holds the
+//    initial forces): the encounters within the softening are not resolved, a particle
+//    crosses another's softening length in a step or two, and the energy climbs steadily (an
+//    audit, 2026-12-01: Plummer 4096, eps 0.01, to t = 28, direct: dt 1/16, 1/32 gained
+//    6.5e-2, 1.5e-2 without a warning). Gadget's per-particle criterion sqrt(2 0.025 eps / |a|)
+//    is 0.22 of it; the default 1/128 is 0.10 of it for a Plummer sphere (energy error ~1e-4 to
+//    t = 10), 0.21 for a Hernquist sphere (6.5e-4), 0.48 for the Jaffe model; Plummer 4096 at
+//    1/32: 0.46; Hernquist 4096 at 1/64: 0.43, 4.2e-3. The suggestion for it, the power of two
+//    at or below 0.2 of it.
+// A warning, not an error: a short test run may want it.
+void warn_step(const RunConfig& cfg, const ParticleSet& p) {
+  if (cfg.eta > 0 || p.size() < 2) return;
+  DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
+  const double t_peri = pericentre_time(p, cfg.solver.G, cfg.solver.eps);
+  const bool pericentre = t_peri > 0 && !(d.t > 0 && d.t <= t_peri);
+  if (pericentre) d.t = t_peri;
+  const bool orbits = d.t > 0 && cfg.dt > 0.25 * d.t;
+  const double eps = cfg.solver.eps, a2 = max_acceleration2(p);
+  const double scale =
+      eps > 0 && a2 > 0 && std::isfinite(a2) ? std::sqrt(eps / std::sqrt(a2)) : 0.0;
+  const bool softening = scale > 0 && cfg.dt > 0.3 * scale;
+  if (!orbits && !softening) return;
+  const double suggest = std::min(orbits ? d.t / 16 : HUGE_VAL, softening ? 0.2 * scale : HUGE_VAL);
+  std::ostringstream s;
+  s << "hoshi run: warning: --dt " << cfg.dt << " is ";
+  if (orbits) {
+    s << cfg.dt / d.t << " dynamical times ";
+    if (pericentre)
+      s << "sqrt(r_p^3 / (G M)) = " << d.t << " of the two bodies' pericentre passage";
+    else
+      s << "sqrt(r^3 / (G M(<r))) = " << d.t << " at the radius holding " << 100 * d.fraction
+        << "% of these particles";
+  }
+  if (softening)
+    s << (orbits ? ", and " : "") << cfg.dt / scale << " sqrt(eps / max|a|) = " << scale << " (eps "
+      << eps << ", max|a| " << std::sqrt(a2) << " at the start)";
+  s << "; steps this long do not "
+    << (orbits && softening ? "follow their orbits nor resolve encounters within the softening"
+        : orbits            ? "follow their orbits"
+                            : "resolve encounters within the softening and the energy drifts")
+    << " (try --dt " << power_of_two_step(suggest)
+    << (softening ? ", or --eta 0.1)"
+        : eps > 0 ? ", or --eta)"
+                  : ")")
+    << "\n";
+  std::cerr << s.str();
 }
 
 // --model-param lists merged key by key as the model takes them (a later list's key replaces an
@@ -1231,9 +1265,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // layer too, and every restart repeated the first part's warnings).
     const bool dt_given = given("dt");
     cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given] {
-      // A restart that sets the step: the warnings of a new run (it went unsaid; the run's
+      // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
-      if (dt_given && !warn_long_step(cfg, p)) warn_unresolved_softening(cfg, p);
+      if (dt_given) warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
@@ -1312,14 +1346,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     require_valid_particles(p, ic);     // after unit conversion, before --out is touched
     // The number of particles the run has (kepler: 2, a file: its own), not -n's default.
     record("particles", static_cast<std::int64_t>(p.size()));
-    const bool warned = warn_long_step(cfg, p);
     require_snapshots_writable(p);
     io::check_output_dir(cfg.out_dir, flag(r, "overwrite"));
     // Once the initial forces are known (a setting may fail there): nothing in --out is
     // created or removed before.
-    cfg.prepare_output = [&cfg, &r, &p, ic_name, warned] {
+    cfg.prepare_output = [&cfg, &r, &p, ic_name] {
       // p holds the initial forces now (on the device stepper, too).
-      if (!warned) warn_unresolved_softening(cfg, p);
+      warn_step(cfg, p);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       remove_earlier_run_outputs(cfg.out_dir, ic_name);
     };
