@@ -19,8 +19,21 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace hoshi::io {
+
+// Whether a file name is one of a run's numbered outputs: PREFIX + three or more digits +
+// REST (snapshot_004.hdf5, frame_012.png; hoshi run names them PREFIX%03lld REST).
+inline bool numbered_output_name(std::string_view name, std::string_view prefix,
+                                 std::string_view rest) {
+  if (name.size() < prefix.size() + 3 + rest.size() || !name.starts_with(prefix) ||
+      !name.ends_with(rest))
+    return false;
+  for (std::size_t i = prefix.size(); i < name.size() - rest.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return false;
+  return true;
+}
 
 // A fresh temporary name beside `path`: DIR/.NAME.tmp.PID.COUNTER.
 std::string temporary_path(const std::string& path);

@@ -183,14 +183,15 @@ void image_centre(const ParticleSet& p, int axis, double& cu, double& cv) {
     cu = u0, cv = v0;
     return;
   }
+  // Halves of the offsets: u - u0 overflows for coordinates beyond 2^1023 / 2 either side.
   double du = 0, dv = 0;
   for (std::size_t i = 0; i < p.size(); ++i) {
     double u, v;
     project(p, axis, i, u, v);
     const double w = p.m[i] / mass;
-    du += w * (u - u0), dv += w * (v - v0);
+    du += w * (0.5 * u - 0.5 * u0), dv += w * (0.5 * v - 0.5 * v0);
   }
-  cu = u0 + du, cv = v0 + dv;
+  cu = u0 + 2 * du, cv = v0 + 2 * dv;
 }
 }  // namespace
 
@@ -223,6 +224,14 @@ double auto_extent(const ParticleSet& p, int axis) {
   return r[k] > rounding && std::isfinite(r[k]) ? 2.2 * r[k] : 1.0;
 }
 
+void check_auto_extent(double extent, int resolution, const std::string& option) {
+  const double h = extent / resolution;
+  if (!(h > 0 && std::isfinite(h)))
+    throw std::invalid_argument(
+        "the automatic field of view (" + option + " 0): value " + number_text(extent) +
+        " (its pixel size is not a finite positive number; give " + option + ")");
+}
+
 void check_render_options(const RenderOptions& o, const std::string& prefix) {
   if (o.resolution < 16 || o.resolution > 16384)
     throw std::invalid_argument(prefix + "resolution: value " + std::to_string(o.resolution) +
@@ -244,10 +253,10 @@ Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
   image_centre(p, o.axis, cu, cv);
   const double extent = o.extent > 0 ? o.extent : auto_extent(p, o.axis);
   const int n = o.resolution;
-  if (!(extent / n > 0 && std::isfinite(extent / n)))
-    throw std::invalid_argument(
-        (o.extent > 0 ? "--extent: value " : "the automatic field of view (--extent 0): value ") +
-        number_text(extent) + " (its pixel size is not a finite positive number)");
+  if (!(o.extent > 0)) check_auto_extent(extent, n, "--extent");
+  if (!(std::isfinite(cu) && std::isfinite(cv)))
+    throw std::invalid_argument("the image centre (the centre of mass) is not finite: value (" +
+                                number_text(cu) + ", " + number_text(cv) + ")");
   // Colours relative to the brightest pixel: the mass per pixel serves as the density.
   const std::vector<double> sigma = pixel_mass(p, o.axis, cu, cv, extent, n);
   const double smax = *std::max_element(sigma.begin(), sigma.end());

@@ -36,6 +36,10 @@ struct Image {
 // 98% of the particles (by number, not mass) around the centre of mass (1 for empty or
 // point-like sets). The image is centred on the centre of mass in any case.
 double auto_extent(const ParticleSet& p, int axis);
+// Throws std::invalid_argument "the automatic field of view (OPTION 0): value ..." when an
+// automatic extent has no finite positive pixel size at `resolution` (coordinates near
+// double's limits).
+void check_auto_extent(double extent, int resolution, const std::string& option);
 
 // The scale bar's label for a bar of `length` code units: "%g" without the exponent's sign and
 // leading zeros ("2e6", "5e-5"), in kpc (" kpc") for physical units.

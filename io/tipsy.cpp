@@ -163,18 +163,17 @@ std::string tipsy_units_file(const std::string& path) {
   // No wider rule: a directory's only *.param gave a converted file without units (written
   // without FILE.param so that no reader takes another file's units) a run's units.
   const auto run_units = [&](const fs::path& file) -> std::string {
-    const std::string name = file.filename().string(), prefix = "snapshot_", ext = ".tipsy";
-    if (name.size() < prefix.size() + 3 + ext.size() || name.rfind(prefix, 0) != 0 ||
-        !name.ends_with(ext))
-      return "";
-    for (std::size_t i = prefix.size(); i < name.size() - ext.size(); ++i)
-      if (name[i] < '0' || name[i] > '9') return "";
+    if (!numbered_output_name(file.filename().string(), "snapshot_", ".tipsy")) return "";
     const fs::path shared = file.parent_path() / kTipsyRunUnitsName;
     std::error_code eq;
     return fs::is_regular_file(shared, eq) ? shared.string() : "";
   };
   if (std::string u = run_units(fs::path(path)); !u.empty()) return u;
-  return run_units(fs::path(output_target(path)));
+  try {
+    return run_units(fs::path(output_target(path)));
+  } catch (const std::runtime_error&) {  // a loop of links: reading it fails with its message
+    return "";
+  }
 }
 
 TipsyData read_tipsy(const std::string& path) {

@@ -56,9 +56,9 @@ inline constexpr const char* kTipsyRunUnitsName = "snapshot.param";
 // directory. Empty when there is none.
 std::string tipsy_units_file(const std::string& path);
 
-// Where write_tipsy puts the units file of `path`: beside the file the particles go to,
-// TARGET.param for a symbolic link (output_target), else PATH.param. read_tipsy reads
-// PATH.param, or this one when there is none.
+// Where write_tipsy puts the units file of `path` (unless given a shared one, a run's
+// snapshot.param): beside the file the particles go to, TARGET.param for a symbolic link
+// (output_target), else PATH.param. tipsy_units_file takes PATH.param, then this one.
 std::string tipsy_param_path(const std::string& path);
 
 // Writes a standard big-endian tipsy file, all particles as dark matter (eps = `eps`, phi =
@@ -69,7 +69,8 @@ std::string tipsy_param_path(const std::string& path);
 // with units through a symbolic link, a PATH.param beside the link is removed (the units go
 // beside the target, and a reader takes PATH.param first). `units_file`, when given, is
 // written instead of PATH.param (a run's OUT/snapshot.param for all its snapshots; yt
-// refuses a directory with more than one *.param), and PATH.param is removed.
+// refuses a directory with more than one *.param), and PATH.param is removed; not for a
+// `path` that is a symbolic link, whose units go beside its target as without it.
 // Throws std::invalid_argument before writing when a value leaves float32's range.
 void write_tipsy(const std::string& path, const ParticleSet& p, double time,
                  const UnitSystem& units, double eps = 0.0, double G = 0.0, bool with_param = true,

@@ -541,8 +541,8 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   EXPECT_NE(r.err.find("dynamical times"), std::string::npos) << r.err;
   // The suggested step: the power of two at or below a sixteenth of the time named, and, where
   // the step does not resolve the softening either (it does not here: dt is 42 of the --eta
-  // measure), at or below 0.2 of that measure, in one line (two warnings named the orbits'
-  // step, which the second one then refused).
+  // measure), at or below 0.2 of that measure, in one line (the warning named the orbits'
+  // limit alone, and a run at its suggestion was warned of the softening).
   EXPECT_EQ(lines(r.err), 1) << r.err;
   const auto named = r.err.find(") = ");
   const auto measure = r.err.find("sqrt(eps / max|a|) = ");
@@ -577,11 +577,14 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
     EXPECT_NE(r.err.find("warning: --dt 0.0625 is "), std::string::npos) << model << ": " << r.err;
   }
   write(d / "planet.csv", "id,x,y,z,vx,vy,vz,m\n0,0,0,0,0,0,0,1\n1,1,0,0,0,1,0,1e-6\n");
+  // Two unbound bodies moving apart: their pericentre is behind them (it was warned of).
+  write(d / "flyby.csv", "id,x,y,z,vx,vy,vz,m\n0,-5,0,0,-3,0.01,0,0.5\n1,5,0,0,3,-0.01,0,0.5\n");
   for (const std::string& args :
        {std::string("run -n 512"), std::string("run --ic disk -n 4000"),
         std::string("run --ic hernquist -n 4096"), std::string("run -n 4096 --dt 0.015625"),
         std::string("run --ic kepler"), std::string("run --ic kepler --softening 0"),
-        "run --softening 0 --ic " + (d / "planet.csv").string()}) {
+        "run --softening 0 --ic " + (d / "planet.csv").string(),
+        "run --softening 0 --ic " + (d / "flyby.csv").string()}) {
     r = hoshi(args + " --t-end 0 --quiet --overwrite --out " + (d / "h").string(), d);
     EXPECT_EQ(r.status, 0) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << args << ": " << r.err;
@@ -1410,6 +1413,13 @@ TEST(Cli, AnalyzeProfilesOfSnapshotsWithOneNameDoNotCollide) {
   for (const char* name : {"run1_snap_csv", "run1_snap_hdf5", "run1_snap_tipsy", "run2_snap"})
     EXPECT_TRUE(fs::exists(prof4 / (std::string(name) + "_radial.csv"))) << name;
   EXPECT_EQ(read(prof4 / "run1_snap_csv_radial.csv"), ra);
+  // One file under two names of one stem (a link): given twice, not two files.
+  fs::create_symlink("snap.hdf5", d / "run1" / "snap.h5");
+  const Result linked = hoshi("analyze " + h.string() + " " + (d / "run1" / "snap.h5").string() +
+                                  " --profiles " + (d / "prof5").string(),
+                              d);
+  EXPECT_EQ(linked.status, 2);
+  EXPECT_NE(linked.err.find("given twice"), std::string::npos) << linked.err;
 }
 
 // A conversion that leaves double's range is refused before anything is written (masses of
@@ -1434,6 +1444,39 @@ TEST(Cli, IcRefusesAConversionBeyondDoublesRange) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(d / "x.hdf5"));
+  // G in range as given, beyond it in galaxy units: refused by ic, and by a run before it
+  // starts (it ran, and no restart could read its stored G back as a -G).
+  ASSERT_EQ(hoshi("ic -n 64 -G 1e30 --out " + (d / "g.hdf5").string(), d).status, 0);
+  const Result ic = hoshi(
+      "ic --ic " + (d / "g.hdf5").string() + " --units galaxy --out " + (d / "g2.hdf5").string(),
+      d);
+  EXPECT_EQ(ic.status, 2);
+  EXPECT_NE(ic.err.find("field G: value 4.30071057317063e+34 (from 1e-30 to 1e30"),
+            std::string::npos)
+      << ic.err;
+  const Result run =
+      hoshi("run --ic " + (d / "g.hdf5").string() +
+                " --units galaxy --dt 1e-20 --t-end 1e-20 --out " + (d / "gr").string(),
+            d);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("G = 4.30071057317063e+34 in the run's units (from 1e-30 to 1e30"),
+            std::string::npos)
+      << run.err;
+  EXPECT_FALSE(fs::exists(d / "gr"));
+}
+
+// An automatic field of view beyond double's range is named as such (hoshi render filled in
+// --extent first and blamed it, though it was not given).
+TEST(Cli, RenderNamesAnAutomaticFieldItCannotDraw) {
+  const fs::path d = scratch();
+  write(d / "far.csv", "id,x,y,z,vx,vy,vz,m\n0,-1.7e308,0,0,0,0,0,1\n1,1.7e308,0,0,0,0,0,1\n");
+  const Result r =
+      hoshi("render " + (d / "far.csv").string() + " --out " + (d / "far.png").string(), d);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("the automatic field of view (--extent 0): value inf"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(d / "far.png"));
 }
 
 TEST(Cli, ForcesMatchIndependentDoubleSum) {

@@ -224,7 +224,7 @@ TEST(DiskGalaxy, ToomreQAtReferenceRadius) {
 // sigma_R at R_Q is the Q it was asked for with kappa and Sigma computed here (as in
 // ToomreQAtReferenceRadius, central differences of step 1e-4 R), for the default disk and for
 // one truncated just beyond R_Q (disk_Rmax = 2.5 R_d, R_Q = 2.43 R_d: docs/models.md's
-// example), where v_c^2 turns sharply within the kappa table's steps of 0.062 in ln R: its
+// example), where v_c^2 turns sharply within the kappa table's steps (0.054 in ln R there): its
 // kappa there was 11% low and Q came out 1.69 for 1.5. The model's kappa at R_Q is a central
 // difference of step 1e-3 in ln R (error ~1e-6 here); bound 2e-3.
 TEST(DiskGalaxy, VelocityDispersionAtReferenceRadiusGivesTheAskedQ) {

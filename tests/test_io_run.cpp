@@ -240,7 +240,9 @@ TEST(IoRun, RestartMayStartASnapshotSeriesThatWasOff) {
   EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_005.hdf5"));
   // Turned off, it keeps its interval: another is still refused, its own takes the series up
   // again at the first multiple at or after the checkpoint's time (t = 1.25, snapshot_005), as
-  // the run made with it throughout has it.
+  // the run made with it throughout has it. A stray file named like an output is no output (it
+  // held the series back past its number).
+  test::write_all(a + "/snapshot_1000000.bak", "x");
   EXPECT_EQ(hoshi("run --restart " + a + " --t-end 1.5 --snapshot-every 0.125", log), 2);
   EXPECT_NE(test::read_all(log).find("numbered by the interval 0.25"), std::string::npos)
       << test::read_all(log);
@@ -1959,7 +1961,10 @@ TEST(IoRender, PointLikeSetsAndHugeExtents) {
   ParticleSet huge;
   huge.push_back(-1e300, 0, 0, 0, 0, 0, 1, 0);
   huge.push_back(1e300, 0, 0, 0, 0, 0, 1, 1);
-  huge.x[1] = 1.7e308;  // a field of 2.2 x 1.7e308: inf
+  // At +-1.7e308 the offsets from the first particle overflowed: a field of 1 about an inf
+  // centre, a blank image. Now the centre is 0, and the field, 2.2 x 1.7e308, is refused.
+  huge.x[0] = -1.7e308;
+  huge.x[1] = 1.7e308;
   const std::string msg = test::invalid_argument_message([&] { render_surface_density(huge, o); });
   EXPECT_NE(msg.find("the automatic field of view (--extent 0): value inf"), std::string::npos)
       << msg;

@@ -70,11 +70,15 @@ std::vector<std::string> profile_names(const std::vector<std::string>& files) {
   };
   std::vector<std::string> stems;
   for (const auto& q : parts) stems.push_back(q[0]);
+  // (Not one file under two names, run/s.hdf5 and a link run/s.h5 to it: refused below as
+  // given twice.)
   for (std::size_t i = 0; i < files.size(); ++i)
-    for (std::size_t j = 0; j < files.size(); ++j)
+    for (std::size_t j = 0; j < files.size(); ++j) {
+      std::error_code ec;
       if (i != j && stems[i] == stems[j] && paths[i].parent_path() == paths[j].parent_path() &&
-          paths[i] != paths[j])
+          paths[i] != paths[j] && !fs::equivalent(paths[i], paths[j], ec))
         parts[i][0] = whole(i);
+    }
   std::vector<std::size_t> depth(files.size(), 1);
   // Every snapshot whose stem one in another directory shares (or whose name another one has)
   // gets its parent directory at least (with three snapshot_000 of three runs, the third kept
@@ -212,12 +216,12 @@ int cmd_analyze(int argc, char** argv) {
       std::error_code ec;
       if (f.ends_with(".param")) continue;
       const std::string u = io::tipsy_units_file(f);
-      if (!u.empty()) units_files.insert(fs::weakly_canonical(u, ec));
+      if (const fs::path c = fs::weakly_canonical(u, ec); !u.empty() && !ec) units_files.insert(c);
     }
     std::erase_if(files, [&](const std::string& f) {
       std::error_code ec;
-      const bool units_file =
-          f.ends_with(".param") && units_files.count(fs::weakly_canonical(f, ec)) > 0;
+      const fs::path c = f.ends_with(".param") ? fs::weakly_canonical(f, ec) : fs::path();
+      const bool units_file = f.ends_with(".param") && !ec && units_files.count(c) > 0;
       if (units_file) skipped.push_back(f);
       return units_file;
     });

@@ -81,7 +81,8 @@ int cmd_ic(int argc, char** argv) {
       "without units is declared to be in it (default: henon for a model, a file's own)",
       cxxopts::value<std::string>())(
       "G",
-      "gravitational constant (auto: a model's is the unit system's, a file's the one it "
+      "gravitational constant, 1e-30 to 1e30 (auto: a model's is the unit system's, a file's "
+      "the one it "
       "records; given, a model's velocities are scaled to it as hoshi run does, and a file "
       "that records no G is declared to have it)",
       cxxopts::value<std::string>()->default_value("auto"));
@@ -148,6 +149,8 @@ int cmd_ic(int argc, char** argv) {
       r["ic"].as<std::string>() +
       (r.count("units") ? " in --units " + r["units"].as<std::string>() : std::string());
   require_valid_particles(p, converted);
+  if (std::isfinite(info.G) && info.G > 0)
+    require_G_in_range(info.G, converted + ": field G: value " + number_text(info.G));
   if (!std::isfinite(info.time) || !std::isfinite(info.G))
     throw std::invalid_argument(converted + ": field " +
                                 (std::isfinite(info.time)

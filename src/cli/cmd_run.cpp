@@ -216,10 +216,12 @@ std::string power_of_two_step(double t) {
 // The time scale of a two-body orbit's pericentre passage, sqrt(r_p^3 / (G M)) with r_p =
 // L^2 / (G M (1 + e)) of the relative orbit (any energy) and at least eps: a kepler pair
 // starts at apocentre, where shortest_dynamical_time sees the orbit's slow part (e = 0.99 at
-// the default step came out unbound without a warning). 0 when it has none.
+// the default step came out unbound without a warning). 0 when it has none, or none ahead (an
+// unbound pair moving apart).
 double pericentre_time(const ParticleSet& p, double G, double eps) {
+  if (p.size() != 2) return 0;
   const double M = p.m[0] + p.m[1];
-  if (p.size() != 2 || !(G > 0) || !(M > 0)) return 0;
+  if (!(G > 0) || !(M > 0)) return 0;
   const Vec3 r{p.x[1] - p.x[0], p.y[1] - p.y[0], p.z[1] - p.z[0]};
   const Vec3 v{p.vx[1] - p.vx[0], p.vy[1] - p.vy[0], p.vz[1] - p.vz[0]};
   const double rr = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
@@ -229,6 +231,7 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
                lz = r[0] * v[1] - r[1] * v[0];
   const double l2 = lx * lx + ly * ly + lz * lz, energy = 0.5 * v2 - gm / rr;
   const double e = std::sqrt(std::max(0.0, 1 + 2 * energy * l2 / (gm * gm)));
+  if (!(e < 1) && r[0] * v[0] + r[1] * v[1] + r[2] * v[2] >= 0) return 0;  // past it, for good
   const double rp = std::max(std::min(l2 / (gm * (1 + e)), rr), eps);
   return std::sqrt(rp * rp * rp / gm);
 }
@@ -278,10 +281,12 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
   if (softening)
     s << (orbits ? ", and " : "") << cfg.dt / scale << " sqrt(eps / max|a|) = " << scale << " (eps "
       << eps << ", max|a| " << std::sqrt(a2) << " at the start)";
-  s << "; steps this long do not "
-    << (orbits && softening ? "follow their orbits nor resolve encounters within the softening"
-        : orbits            ? "follow their orbits"
-                            : "resolve encounters within the softening and the energy drifts")
+  s << "; steps this long "
+    << (orbits && softening ? "neither follow their orbits nor resolve encounters within the "
+                              "softening"
+        : orbits            ? "do not follow their orbits"
+                            : "do not resolve encounters within the softening and the energy "
+                              "drifts")
     << " (try --dt " << power_of_two_step(suggest)
     << (softening ? ", or --eta 0.1)"
         : eps > 0 ? ", or --eta)"
@@ -385,23 +390,24 @@ std::string without_trailing_slashes(std::string dir) {
   return dir;
 }
 
-// The largest number k of a file PREFIX + three or more digits k + '.' + anything in `dir`
-// (snapshot_004.hdf5, frame_012.png: a run's numbered outputs of one series); -1 when there is
-// none.
-std::int64_t last_numbered_file(const std::string& dir, const std::string& prefix) {
+// The extensions of a run's numbered outputs (snapshot_NNN.EXT in each --snapshot-format;
+// frame_NNN.png).
+constexpr const char* kSnapshotExtensions[] = {".hdf5", ".csv", ".tipsy", ".gadget"};
+
+// Whether `dir` holds a numbered output of the series PREFIX (io::numbered_output_name): of the
+// run's own formats, so that a stray snapshot_1000000.bak does not count.
+bool has_numbered_files(const std::string& dir, const std::string& prefix) {
   std::error_code ec;
-  std::int64_t last = -1;
   for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    std::size_t i = prefix.size();
-    while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
-    if (i - prefix.size() < 3 || i >= name.size() || name[i] != '.') continue;
-    std::int64_t k = 0;
-    const auto res = std::from_chars(name.data() + prefix.size(), name.data() + i, k);
-    last = std::max(last, res.ec == std::errc() ? k : std::numeric_limits<std::int64_t>::max());
+    if (prefix == "frame_" ? io::numbered_output_name(name, prefix, ".png")
+                           : std::any_of(std::begin(kSnapshotExtensions),
+                                         std::end(kSnapshotExtensions), [&](const char* ext) {
+                                           return io::numbered_output_name(name, prefix, ext);
+                                         }))
+      return true;
   }
-  return last;
+  return false;
 }
 
 // Whether two describe_forces records name the same forces: the same words (solver, backend,
@@ -448,16 +454,6 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
         !fs::exists(dir + "/" + kCheckpointName, ec))
       return;
   }
-  const auto numbered = [](const std::string& name, const std::string& prefix,
-                           const std::string& rest) {
-    if (name.size() <= prefix.size() + rest.size() || name.compare(0, prefix.size(), prefix) != 0)
-      return false;
-    const std::size_t end = name.size() - rest.size();
-    if (name.compare(end, rest.size(), rest) != 0) return false;
-    for (std::size_t i = prefix.size(); i < end; ++i)
-      if (name[i] < '0' || name[i] > '9') return false;
-    return end - prefix.size() >= 3;  // snapshot_%03lld
-  };
   // The input file and a tipsy file's units file (OUT/snapshot.param for a snapshot of OUT).
   std::vector<fs::path> inputs;
   std::error_code ei;
@@ -471,10 +467,16 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
       std::ifstream in(units, std::ios::binary);
       std::ostringstream text;
       text << in.rdbuf();
-      io::write_stream_atomically(input + ".param", [&](std::ostream& out) { out << text.str(); });
+      // Beside the file itself (a link's target: the link reads it there too).
+      const std::string own = io::tipsy_param_path(input);
+      io::write_stream_atomically(own, [&](std::ostream& out) {
+        out << "# units of " << fs::path(io::output_target(input)).filename().string()
+            << ", copied from " << kTipsyUnitsName << " by hoshi run --overwrite\n"
+            << text.str();
+      });
       std::cout << "hoshi run: --overwrite: the units of the input " << input << " are now in "
-                << input << ".param\n";
-      units = input + ".param";
+                << own << "\n";
+      units = own;
     }
     for (const std::string& path : {input, input + ".param", units}) {
       std::error_code ex;
@@ -487,9 +489,10 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
     if (!e.is_regular_file(ec)) continue;
     const std::string name = e.path().filename().string();
     bool ours = name == "energy.csv" || name == kCheckpointName || name == kTipsyUnitsName ||
-                numbered(name, "frame_", ".png") || numbered(name, "snapshot_", ".tipsy.param");
-    for (const char* ext : {".hdf5", ".csv", ".tipsy", ".gadget"})
-      ours = ours || numbered(name, "snapshot_", ext);
+                io::numbered_output_name(name, "frame_", ".png") ||
+                io::numbered_output_name(name, "snapshot_", ".tipsy.param");
+    for (const char* ext : kSnapshotExtensions)
+      ours = ours || io::numbered_output_name(name, "snapshot_", ext);
     const bool is_input = std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& in) {
       std::error_code eq;
       return fs::equivalent(e.path(), in, eq);
@@ -616,7 +619,10 @@ class RunOutputs : public RunObserver {
       char name[64];
       std::snprintf(name, sizeof name, "/frame_%03lld.png", static_cast<long long>(frames.next));
       const ParticleSet& p = state.particles();
-      if (!(render.extent > 0)) render.extent = io::auto_extent(p, render.axis);
+      if (!(render.extent > 0)) {
+        render.extent = io::auto_extent(p, render.axis);
+        io::check_auto_extent(render.extent, render.resolution, "--render-extent");
+      }
       const io::Image im = io::render_surface_density(p, render);
       io::write_png(out_dir + name, im);
       ++frames_written;
@@ -1192,7 +1198,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // time, as a run with that interval from the start would have it. One turned off writes
     // nothing and keeps the interval of its files (RunState/snapshot_files_every,
     // frame_files_every; before 2026-12-02 not stored: the checkpoint's interval), which a
-    // later restart may take up again: from that multiple too, after the last file.
+    // later restart may take up again: from that multiple too (files after it, written after
+    // the checkpoint, are written again from this trajectory, as a restart of a series that
+    // was on writes them).
     for (const auto& [key, state_key, prefix, schedule] :
          {std::tuple<const char*, const char*, const char*, Schedule*>{
               "snapshot-every", "snapshot_files_every", "snapshot_", &outputs.snapshots},
@@ -1201,13 +1209,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       const double files_every = io::find_param(st, state_key)
                                      ? state_number(st, state_key, file, StateValue::non_negative)
                                      : (was ? std::stod(io::to_string(*was)) : 0.0);
-      const std::int64_t last = last_numbered_file(restart_dir, prefix);
       schedule->files_every = schedule->every > 0 ? schedule->every : files_every;
       if (!changed(key) || schedule->every == 0) continue;
-      if (last < 0 || files_every == schedule->every) {
-        schedule->next = std::max<std::int64_t>(
-            last + 1, static_cast<std::int64_t>(
-                          std::max(0.0, std::ceil((start.time - tiny) / schedule->every))));
+      if (files_every == schedule->every || !has_numbered_files(restart_dir, prefix)) {
+        schedule->next = static_cast<std::int64_t>(
+            std::max(0.0, std::ceil((start.time - tiny) / schedule->every)));
         continue;
       }
       std::ostringstream m;
@@ -1322,6 +1328,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       if (!g_given && s.format != io::SnapshotFormat::tipsy) {
         const double recorded = io::snapshot_G(s, 0.0);
         const double g = s.units_known ? io::convert_G(recorded, s.units, units) : recorded;
+        if (g > 0) require_G_in_range(g, ic + ": G = " + number_text(g) + " in the run's units");
         if (g > 0 && std::abs(g - cfg.solver.G) > 1e-9 * g) {
           cfg.solver.G = outputs.G = g;
           record("G", g);

@@ -196,12 +196,16 @@ std::optional<double> given_G(const cxxopts::ParseResult& r) {
   if (!text || *text == "auto") return std::nullopt;
   const double g = number(r, "G");
   if (!(g > 0)) throw std::invalid_argument("invalid -G " + *text + " (must be > 0)");
+  require_G_in_range(g, "-G " + *text);
+  return g;
+}
+
+void require_G_in_range(double g, const std::string& what) {
   // As the model parameters' range: -G 1e308 in galaxy units was G = inf in the file written,
   // which could not be read back; 1e-320 scaled the velocities by 1e-160.
-  if (!(g >= 1e-30 && g <= 1e30))
-    throw std::invalid_argument("invalid -G " + *text +
+  if (!(g >= kMinG && g <= kMaxG))
+    throw std::invalid_argument("invalid " + what +
                                 " (from 1e-30 to 1e30; rescale the units instead)");
-  return g;
 }
 
 std::uint64_t seed_option(const cxxopts::ParseResult& r) {
@@ -281,7 +285,8 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
       "H200 the group mode is 2.8x faster than a thread per particle at N = 2^20)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "G",
-      "gravitational constant (hoshi run: the unit system's unless given, 43007.1 for --units "
+      "gravitational constant, 1e-30 to 1e30 (hoshi run: the unit system's unless given, "
+      "43007.1 for --units "
       "galaxy; built-in models scale their velocities to it; a particle file's recorded G, in "
       "the run's units, for a run from it, and for hoshi forces and accuracy, unless given; "
       "1 without either)",

@@ -40,6 +40,11 @@ double number(const cxxopts::ParseResult& r, const std::string& name);
 // -G as given, or nothing where it is not given or is "auto" (the default: the unit system's
 // G, or a particle file's recorded one; 1 without either). A value must be a number > 0.
 std::optional<double> given_G(const cxxopts::ParseResult& r);
+// G's range, a given -G's and a file's in the run's units (beyond it a run could start but not
+// be restarted, its stored G refused as a -G): std::invalid_argument "invalid WHAT (from
+// 1e-30 to 1e30; ...)".
+inline constexpr double kMinG = 1e-30, kMaxG = 1e30;
+void require_G_in_range(double g, const std::string& what);
 int integer(const cxxopts::ParseResult& r, const std::string& name);
 // --seed: a whole number from 0 to 2^64 - 1 in decimal (std::invalid_argument otherwise).
 std::uint64_t seed_option(const cxxopts::ParseResult& r);
