@@ -193,22 +193,9 @@ void image_centre(const ParticleSet& p, int axis, double& cu, double& cv) {
   }
   cu = u0 + 2 * du, cv = v0 + 2 * dv;
 }
-}  // namespace
 
-std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
-                                    double extent, int n) {
-  const double h = extent / n;
-  if (!(h > 0 && std::isfinite(h)))
-    throw std::invalid_argument("--extent: value " + number_text(extent) +
-                                " (its pixel size is not a finite positive number)");
-  std::vector<double> grid = pixel_mass(p, axis, cu, cv, extent, n);
-  for (double& s : grid) s = s / h / h;
-  return grid;
-}
-
-double auto_extent(const ParticleSet& p, int axis) {
-  double cu, cv;
-  image_centre(p, axis, cu, cv);
+// auto_extent about a centre already known (the image's).
+double auto_extent_about(const ParticleSet& p, int axis, double cu, double cv) {
   std::vector<double> r(p.size());
   for (std::size_t i = 0; i < p.size(); ++i) {
     double u, v;
@@ -224,9 +211,33 @@ double auto_extent(const ParticleSet& p, int axis) {
   return r[k] > rounding && std::isfinite(r[k]) ? 2.2 * r[k] : 1.0;
 }
 
-void check_auto_extent(double extent, int resolution, const std::string& option) {
+// Whether a field of `extent` has pixels of a finite positive size at `resolution` (beyond
+// ~1e308 or below ~1e-320 it has not).
+bool pixel_size_ok(double extent, int resolution) {
   const double h = extent / resolution;
-  if (!(h > 0 && std::isfinite(h)))
+  return h > 0 && std::isfinite(h);
+}
+}  // namespace
+
+std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, double cv,
+                                    double extent, int n) {
+  if (!pixel_size_ok(extent, n))
+    throw std::invalid_argument("--extent: value " + number_text(extent) +
+                                " (its pixel size is not a finite positive number)");
+  const double h = extent / n;
+  std::vector<double> grid = pixel_mass(p, axis, cu, cv, extent, n);
+  for (double& s : grid) s = s / h / h;
+  return grid;
+}
+
+double auto_extent(const ParticleSet& p, int axis) {
+  double cu, cv;
+  image_centre(p, axis, cu, cv);
+  return auto_extent_about(p, axis, cu, cv);
+}
+
+void check_auto_extent(double extent, int resolution, const std::string& option) {
+  if (!pixel_size_ok(extent, resolution))
     throw std::invalid_argument(
         "the automatic field of view (" + option + " 0): value " + number_text(extent) +
         " (its pixel size is not a finite positive number; give " + option + ")");
@@ -240,8 +251,7 @@ void check_render_options(const RenderOptions& o, const std::string& prefix) {
     throw std::invalid_argument(prefix + "axis: value " + std::to_string(o.axis) +
                                 " (must be 0, 1 or 2)");
   if (o.extent > 0) {
-    const double h = o.extent / o.resolution;
-    if (!std::isfinite(o.extent) || !(h > 0) || !std::isfinite(h))
+    if (!std::isfinite(o.extent) || !pixel_size_ok(o.extent, o.resolution))
       throw std::invalid_argument(prefix + "extent: value " + number_text(o.extent) +
                                   " (its pixel size is not a finite positive number)");
   }
@@ -251,7 +261,7 @@ Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
   check_render_options(o, "--");
   double cu, cv;
   image_centre(p, o.axis, cu, cv);
-  const double extent = o.extent > 0 ? o.extent : auto_extent(p, o.axis);
+  const double extent = o.extent > 0 ? o.extent : auto_extent_about(p, o.axis, cu, cv);
   const int n = o.resolution;
   if (!(o.extent > 0)) check_auto_extent(extent, n, "--extent");
   if (!(std::isfinite(cu) && std::isfinite(cv)))
@@ -262,6 +272,7 @@ Image render_surface_density(const ParticleSet& p, const RenderOptions& o) {
   const double smax = *std::max_element(sigma.begin(), sigma.end());
   Image im;
   im.width = im.height = n;
+  im.extent = extent;
   im.rgb.assign(std::size_t(n) * n * 3, 0);
   const double lmax = smax > 0 ? std::log10(smax) : 0, lmin = lmax - o.decades;
   for (std::size_t k = 0; k < sigma.size(); ++k) {

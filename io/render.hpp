@@ -30,6 +30,7 @@ std::vector<double> surface_density(const ParticleSet& p, int axis, double cu, d
 struct Image {
   int width = 0, height = 0;
   std::vector<std::uint8_t> rgb;  // row-major, 3 bytes per pixel
+  double extent = 0;              // render_surface_density: the field of view drawn
 };
 
 // The automatic field of view: 1.1 x twice the projected half-side (max(|du|, |dv|)) enclosing

@@ -57,8 +57,9 @@ int cmd_render(int argc, char** argv) {
     std::cerr << "hoshi render: " << r["snapshot"].as<std::string>() << ": " << s.note << "\n";
   ro.units = s.units;
   // The automatic field is render_surface_density's (its errors name it, not a given --extent).
-  io::write_png(out, io::render_surface_density(s.particles, ro));
-  if (!(ro.extent > 0)) ro.extent = io::auto_extent(s.particles, ro.axis);
+  const io::Image im = io::render_surface_density(s.particles, ro);
+  io::write_png(out, im);
+  ro.extent = im.extent;
   // In kpc where the file's units are physical (galaxy units: it said "(code units)").
   std::cerr << "hoshi render: " << s.particles.size() << " particles, field "
             << (ro.units.physical ? ro.extent * ro.units.length_cm / io::kKpcInCm : ro.extent)

@@ -14,7 +14,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -1181,9 +1180,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // after the checkpoint's time (the stored counters count the old one's multiples: a
     // snapshot interval 0.0625 -> 0.25 wrote none, -> 0.015625 misnamed and skipped them).
     const double tiny = time_tolerance(cfg.t_end);
-    const auto changed = [&](const char* key) {  // numerically: 0.1 is stored as 0.1000...01
+    // An interval as the checkpoint's run had it (nullopt: not stored).
+    const auto stored_every = [&](const char* key) -> std::optional<double> {
       const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
-      return !was || std::stod(io::to_string(*was)) != number(r, key);
+      if (!was) return std::nullopt;
+      return std::stod(io::to_string(*was));
+    };
+    const auto changed = [&](const char* key) {  // numerically: 0.1 is stored as 0.1000...01
+      const std::optional<double> was = stored_every(key);
+      return !was || *was != number(r, key);
     };
     const auto first_after = [&](double every) {
       return static_cast<std::int64_t>(std::floor((start.time + tiny) / every)) + 1;
@@ -1205,10 +1210,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
          {std::tuple<const char*, const char*, const char*, Schedule*>{
               "snapshot-every", "snapshot_files_every", "snapshot_", &outputs.snapshots},
           {"render-every", "frame_files_every", "frame_", &outputs.frames}}) {
-      const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
       const double files_every = io::find_param(st, state_key)
                                      ? state_number(st, state_key, file, StateValue::non_negative)
-                                     : (was ? std::stod(io::to_string(*was)) : 0.0);
+                                     : stored_every(key).value_or(0.0);
       schedule->files_every = schedule->every > 0 ? schedule->every : files_every;
       if (!changed(key) || schedule->every == 0) continue;
       if (files_every == schedule->every || !has_numbered_files(restart_dir, prefix)) {
@@ -1265,8 +1269,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     require_snapshots_writable(p);
     // The rows so far were written with the checkpoint's interval (a restart may change it).
     // Trimmed once the restored state's forces are known (a changed setting may fail there).
-    const io::ParamValue* every_was = io::find_param(checkpoint.info.parameters, "output-every");
-    const double log_every = every_was ? std::stod(io::to_string(*every_was)) : cfg.output_every;
+    const double log_every = stored_every("output-every").value_or(cfg.output_every);
     // Typed or in the parameter file, not the checkpoint's own (a stored --dt is an option
     // layer too, and every restart repeated the first part's warnings).
     const bool dt_given = given("dt");
