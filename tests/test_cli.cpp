@@ -591,6 +591,44 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   }
 }
 
+// A step the run outgrows: a cold collapse starts within the softening's measure (dt 1/128 is
+// 0.08 of it) and passes it near the collapse (t_ff = 1.11), when max|a| grows at the centre
+// (N = 512: the energy error reaches 1.0e-2 by t = 1.4 at 1/128, 3.6e-5 at 1/1024, which stays
+// within the measure). One warning, after the step that passes it; a restart from a state past
+// it says nothing more (its run was warned); --eta follows the measure.
+TEST(Cli, RunWarnsWhenTheStepIsOutgrownDuringTheRun) {
+  const fs::path d = scratch();
+  const std::string collapse = "run --ic uniform -n 512 --seed 3 --solver direct --softening 0.02 ";
+  Result r = hoshi(
+      collapse + "--t-end 1.25 --checkpoint-every 1.25 --quiet --out " + (d / "c").string(), d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  const auto at = r.err.find("warning: at t = ");
+  const auto named = r.err.find("sqrt(eps / max|a|) = ");
+  const auto tried = r.err.find("try --dt ");
+  ASSERT_TRUE(at != std::string::npos && named != std::string::npos && tried != std::string::npos)
+      << r.err;
+  const double t = std::stod(r.err.substr(at + 16));
+  EXPECT_GT(t, 0.8) << r.err;
+  EXPECT_LT(t, 1.25) << r.err;
+  EXPECT_NE(r.err.find("no longer resolve encounters within the softening"), std::string::npos)
+      << r.err;
+  const double scale = std::stod(r.err.substr(named + 21));
+  EXPECT_LT(0.0078125, 0.3 * scale * 1.1) << r.err;  // passed by little: seen after each step
+  EXPECT_GT(0.0078125, 0.3 * scale) << r.err;
+  const double dt = std::stod(r.err.substr(tried + 9));
+  EXPECT_LE(dt, 0.2 * scale) << r.err;
+  EXPECT_GT(dt, 0.1 * scale) << r.err;
+  r = hoshi("run --restart " + (d / "c").string() + " --t-end 1.5 --quiet", d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  for (const char* step : {"--dt 0.0009765625", "--eta 0.1"}) {
+    r = hoshi(collapse + step + " --t-end 1.4 --quiet --overwrite --out " + (d / "s").string(), d);
+    EXPECT_EQ(r.status, 0) << step << ": " << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << step << ": " << r.err;
+  }
+}
+
 // Steps that follow the orbits but not the encounters within the softening: a Plummer sphere of
 // 4096 at dt 1/32 (dynamical time at its 1% radius ~0.4) gained 1.5e-2 of its energy by t = 28
 // without a warning (an audit, 2026-12-01). The measure is the --eta step's sqrt(eps / max|a|)

@@ -262,9 +262,8 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
   if (pericentre) d.t = t_peri;
   const bool orbits = d.t > 0 && cfg.dt > 0.25 * d.t;
   const double eps = cfg.solver.eps, a2 = max_acceleration2(p);
-  const double scale =
-      eps > 0 && a2 > 0 && std::isfinite(a2) ? std::sqrt(eps / std::sqrt(a2)) : 0.0;
-  const bool softening = scale > 0 && cfg.dt > 0.3 * scale;
+  const double scale = softening_step_scale(eps, a2);
+  const bool softening = scale > 0 && cfg.dt > kSofteningStepLimit * scale;
   if (!orbits && !softening) return;
   const double suggest = std::min(orbits ? d.t / 16 : HUGE_VAL, softening ? 0.2 * scale : HUGE_VAL);
   std::ostringstream s;
@@ -291,6 +290,24 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
         : eps > 0 ? ", or --eta)"
                   : ")")
     << "\n";
+  std::cerr << s.str();
+}
+
+// The softening's limit passed later in the run (RunConfig::step_outgrown: a cold collapse, whose
+// start was within it), said once, after the step that passed it, with the step that meets it
+// there (the start's warning's suggestion).
+void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
+  std::ostringstream s;
+  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt " << cfg.dt
+    << " is " << cfg.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale << " (eps "
+    << cfg.solver.eps << ", max|a| " << o.max_acceleration << "; ";
+  if (o.scale_at_start > 0)
+    s << cfg.dt / o.scale_at_start << " of its measure";
+  else
+    s << "no forces";
+  s << " at the start): steps this long no longer resolve encounters within the "
+       "softening and the energy drifts (try --dt "
+    << power_of_two_step(0.2 * o.scale) << ", or --eta 0.1)\n";
   std::cerr << s.str();
 }
 
@@ -675,6 +692,11 @@ class RunOutputs : public RunObserver {
 
   void finish_display() {
     if (progress_bar && drew_) std::cout << "\n" << std::flush;
+  }
+  // A line for the terminal during the run (a warning on stderr): the bar's line is cleared
+  // first, and drawn again below it at the next step.
+  void clear_display() {
+    if (progress_bar && drew_) std::cout << "\r\x1b[K" << std::flush;
   }
 
  private:
@@ -1435,6 +1457,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                 << "\n";
   }
 
+  cfg.step_outgrown = [&cfg, &outputs](const StepOutgrown& o) {
+    outputs.clear_display();
+    warn_step_outgrown(cfg, o);
+  };
   sources.active = false;  // the run's own errors from here
   RunResult res;
   {

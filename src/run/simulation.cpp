@@ -45,6 +45,10 @@ void validate(const RunConfig& c) {
   validate(c.solver);
 }
 
+double softening_step_scale(double eps, double max_a2) {
+  return eps > 0 && max_a2 > 0 && std::isfinite(max_a2) ? std::sqrt(eps / std::sqrt(max_a2)) : 0.0;
+}
+
 namespace {
 
 void accumulate(PhaseTimes& into, const ForceStats& st) {
@@ -256,6 +260,16 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     throw std::runtime_error(s.str());
   };
   if (cfg.eta > 0 && t < cfg.t_end) adaptive_step(t, step);  // before the outputs are touched
+  // The step against the softening's measure after each step, until it is passed (the measure
+  // of the start is the warning's before the run; a cold collapse's steps outgrow it later,
+  // when max|a| grows at the centre).
+  const auto outgrown = [&](double scale) {
+    return scale > 0 && cfg.dt > kSofteningStepLimit * scale;
+  };
+  const bool watch = cfg.step_outgrown && cfg.eta == 0 && cfg.solver.eps > 0;
+  const double scale_at_start =
+      watch ? softening_step_scale(cfg.solver.eps, lf.max_acceleration2()) : 0.0;
+  bool armed = watch && !outgrown(scale_at_start);
   if (cfg.prepare_output) cfg.prepare_output();
   EnergyLog elog(cfg.out_dir, start != nullptr);
   const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
@@ -332,6 +346,14 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     t = lands         ? *lands
         : cfg.eta > 0 ? t + dt
                       : t_base + static_cast<double>(step - step_base) * cfg.dt;
+    if (armed) {  // a max|a| of the step's forces: O(N), on the device a reduction
+      const double a2 = lf.max_acceleration2();
+      const double scale = softening_step_scale(cfg.solver.eps, a2);
+      if (outgrown(scale)) {
+        armed = false;
+        cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start});
+      }
+    }
     if (t >= next_output - tiny || t >= cfg.t_end - tiny) {
       // The next multiple of output_every after t, as k * output_every (one rounding; summing
       // output_every drifted: after 1e5 outputs of 0.03 a row landing on a multiple was

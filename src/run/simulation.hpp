@@ -44,6 +44,24 @@ struct RunProgress {
   std::size_t step_base = 0;
 };
 
+// The softening's measure of a step, sqrt(eps / max|a|) (the --eta step is eta times it), from
+// max|a|^2; 0 without softening or without forces. A fixed step longer than
+// kSofteningStepLimit of it does not resolve the encounters within the softening: a particle
+// crosses another's softening length in a step or two and the energy climbs (hoshi run's
+// warnings, cli/cmd_run.cpp).
+double softening_step_scale(double eps, double max_a2);
+inline constexpr double kSofteningStepLimit = 0.3;
+
+// A fixed step that the run outgrew: after a step, the step exceeded kSofteningStepLimit of
+// the softening's measure, which it was within at the start (a cold collapse).
+struct StepOutgrown {
+  double time = 0;
+  std::size_t step = 0;
+  double max_acceleration = 0;  // max|a| at that time
+  double scale = 0;             // sqrt(eps / max|a|) at that time
+  double scale_at_start = 0;    // and where the run started (0: no forces there)
+};
+
 // Snapshots, checkpoints, progress display and signal handling hook in here (cli/cmd_run).
 // The particles after a step, as an observer reads them. With device-resident stepping
 // (--backend cuda) they are copied from the device the first time they are asked for in a
@@ -82,6 +100,11 @@ struct RunConfig {
   // fails in the first force evaluation (a softening whose m / eps^3 leaves float32) then
   // fails before any earlier output is touched. Null: nothing to prepare.
   std::function<void()> prepare_output;
+  // Fixed steps with softening: called once, after the first step whose state the step no
+  // longer resolves (StepOutgrown), when the state the run started from was within the limit
+  // (one past it was warned of before the run: a run's warnings see its start, and a restart's
+  // state was seen by the run before it). Null: not checked.
+  std::function<void(const StepOutgrown&)> step_outgrown;
 };
 
 struct RunResult {
