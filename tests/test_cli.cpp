@@ -1289,6 +1289,40 @@ TEST(Cli, ForcesTakeTheSofteningTheFileRecords) {
   EXPECT_FALSE(fs::exists(d / "r2"));
 }
 
+// A length given for a run's snapshot is taken with the kernel the run used (a spline run's
+// snapshot got Plummer forces with --softening alone, off by 1e-2 at the median), with a note;
+// --kernel overrides.
+TEST(Cli, ForcesTakeTheRecordedKernelWithAGivenSoftening) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("run -n 100 --softening 0.05 --kernel spline --solver direct --dt 0.0625 "
+                  "--t-end 0.0625 --snapshot-every 1 --quiet --out " +
+                      (d / "r").string(),
+                  d)
+                .status,
+            0);
+  const std::string snap = (d / "r" / "snapshot_000.hdf5").string();
+  const auto forces = [&](const std::string& name, const std::string& extra) {
+    const Result r = hoshi("forces " + snap + " --solver direct --precision double --out " +
+                               (d / name).string() + extra,
+                           d);
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::ifstream in(d / name);
+    std::stringstream text;
+    text << in.rdbuf();
+    return std::pair{text.str(), r.err};
+  };
+  const auto [given, note] = forces("a.csv", " --softening 0.1");
+  EXPECT_NE(note.find("note: " + snap +
+                      " records the kernel spline, which --softening 0.1 is "
+                      "taken with (--kernel overrides)"),
+            std::string::npos)
+      << note;
+  const auto [spline, none] = forces("b.csv", " --softening 0.1 --kernel spline");
+  EXPECT_EQ(given, spline);
+  EXPECT_EQ(none.find("note"), std::string::npos) << none;
+  EXPECT_NE(given, forces("c.csv", " --softening 0.1 --kernel plummer").first);
+}
+
 // analyze's table keeps a blank between columns when a value fills its column (radii of
 // 1e-110 ran into each other: "2.84839e-1117.48978e-111").
 TEST(Cli, AnalyzeColumnsStaySeparatedForWideValues) {

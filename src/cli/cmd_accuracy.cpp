@@ -62,7 +62,8 @@ int cmd_accuracy(int argc, char** argv) {
   // sum (they were listed, and any value was refused).
   add_solver_options(o, "auto", /*choose_solver=*/false,
                      "; auto: 0 for a model; with --ic FILE the softening and kernel the file "
-                     "records (a hoshi run's), else 0");
+                     "records (a hoshi run's), else 0; a length given keeps the recorded kernel "
+                     "unless --kernel is given");
   add_threads_option(o);
   // Said why, rather than cxxopts's "does not exist".
   for (int i = 1; i < argc; ++i)
@@ -191,6 +192,9 @@ int cmd_accuracy(int argc, char** argv) {
     else if (!softening_given(r))  // the fallback to 0 went unsaid
       std::cerr << "hoshi accuracy: note: " << ic
                 << " records no softening: the forces are unsoftened (--softening sets one)\n";
+    else if (const std::string kernel = take_recorded_kernel(r, info.parameters, ic, base);
+             !kernel.empty())
+      std::cerr << "hoshi accuracy: note: " << kernel << "\n";
   }
   if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
   const auto targets = sample_targets(p.size(), k, seed_option(r));

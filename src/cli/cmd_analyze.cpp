@@ -193,7 +193,7 @@ int cmd_analyze(int argc, char** argv) {
       "overwrite", "replace existing output files");
   add_solver_options(o, "auto", true,
                      "; auto: the run's softening and kernel as the snapshot records them, "
-                     "else 0");
+                     "else 0; a length given keeps the recorded kernel unless --kernel is given");
   add_threads_option(o);
   o.parse_positional({"snapshots"});
   auto r = parse_options(o, argc, argv);
@@ -360,6 +360,7 @@ int cmd_analyze(int argc, char** argv) {
   int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
   for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
   std::string last_softening_note;       // the softening and kernel last named
+  std::string last_kernel_note;          // and the kernel taken with a given --softening
   std::vector<std::string> without_G;    // snapshots with neither units nor G, for the note
   std::vector<std::string> without_eps;  // --bound: snapshots that record no softening
   for (std::size_t file = 0; file < files.size(); ++file) {
@@ -408,6 +409,10 @@ int cmd_analyze(int argc, char** argv) {
         last_softening_note = said;
       } else if (!softening_given(r)) {
         without_eps.push_back(path);
+      } else if (const std::string kernel = take_recorded_kernel(r, s.parameters, path, snap_cfg);
+                 !kernel.empty() && kernel.substr(path.size()) != last_kernel_note) {
+        std::cerr << "hoshi analyze: --bound: " << kernel << "\n";
+        last_kernel_note = kernel.substr(path.size());
       }
     }
     double mass = 0;

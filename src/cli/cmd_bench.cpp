@@ -47,7 +47,8 @@ cxxopts::Options bench_options() {
       cxxopts::value<std::string>());
   add_solver_options(o, "auto", true,
                      "; auto: the softening and kernel a particle file (--ic FILE) records, as "
-                     "hoshi forces and accuracy take them, else 0");
+                     "hoshi forces and accuracy take them, else 0; a length given keeps the "
+                     "recorded kernel unless --kernel is given");
   add_ic_options(o, "4096,16384");
   add_threads_option(o);
   return o;
@@ -113,6 +114,12 @@ int cmd_bench(int argc, char** argv) {
         !said.empty())
       std::cerr << "hoshi bench: note: the softening " << ic << " records: " << said
                 << "; --softening overrides)\n";
+    else if (!softening_given(r))  // the fallback to 0 went unsaid
+      std::cerr << "hoshi bench: note: " << ic
+                << " records no softening: the forces are unsoftened (--softening sets one)\n";
+    else if (const std::string kernel = take_recorded_kernel(r, info.parameters, ic, config);
+             !kernel.empty())
+      std::cerr << "hoshi bench: note: " << kernel << "\n";
     require_distinct_positions_in(first, config.eps, ic);
   }
   make_solver(config, first.size());

@@ -28,7 +28,8 @@ int cmd_forces(int argc, char** argv) {
       cxxopts::value<std::string>())("out", "output CSV file", cxxopts::value<std::string>())(
       "overwrite", "replace an existing output file");
   add_solver_options(o, "auto", true,
-                     "; auto: the softening and kernel INPUT records (a hoshi run's), else 0");
+                     "; auto: the softening and kernel INPUT records (a hoshi run's), else 0; a "
+                     "length given keeps the recorded kernel unless --kernel is given");
   add_threads_option(o);
   o.parse_positional({"input"});
   auto r = parse_options(o, argc, argv);
@@ -68,6 +69,9 @@ int cmd_forces(int argc, char** argv) {
   else if (!softening_given(r))
     std::cerr << "hoshi forces: note: " << input
               << " records no softening: the forces are unsoftened (--softening sets one)\n";
+  else if (const std::string kernel = take_recorded_kernel(r, meta.parameters, input, cfg);
+           !kernel.empty())
+    std::cerr << "hoshi forces: note: " << kernel << "\n";
   if (cfg.G != file_G && file_G > 0)
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;

@@ -588,6 +588,24 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
   return p;
 }
 
+namespace {
+
+// The kernel a file records, unless --kernel is given: whether it was taken.
+bool take_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
+                 const std::string& path, SolverConfig& c) {
+  const io::ParamValue* k = io::find_param(params, "kernel");
+  if (!k || r.count("kernel")) return false;
+  try {
+    c.softening = parse_softening(io::to_string(*k));
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(path + ": field /Parameters/kernel: value '" + io::to_string(*k) +
+                                "' (give --kernel)");
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
                                     const std::string& path, SolverConfig& c) {
   if (softening_given(r)) return "";
@@ -598,14 +616,15 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
     throw std::invalid_argument(path + ": field /Parameters/softening: value " + io::to_string(*e) +
                                 " (must be >= 0; give --softening)");
   c.eps = *eps;
-  const io::ParamValue* k = io::find_param(params, "kernel");
-  if (k && !r.count("kernel")) try {
-      c.softening = parse_softening(io::to_string(*k));
-    } catch (const std::invalid_argument&) {
-      throw std::invalid_argument(path + ": field /Parameters/kernel: value '" + io::to_string(*k) +
-                                  "' (give --kernel)");
-    }
+  take_kernel(r, params, path, c);
   return number_text(*eps) + " (" + to_string(c.softening);
+}
+
+std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
+                                 const std::string& path, SolverConfig& c) {
+  if (!softening_given(r) || !take_kernel(r, params, path, c)) return "";
+  return path + " records the kernel " + to_string(c.softening) + ", which --softening " +
+         number_text(c.eps) + " is taken with (--kernel overrides)";
 }
 
 void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file) {

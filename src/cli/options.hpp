@@ -113,6 +113,12 @@ void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 // value throws naming `path` and the field.
 std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
                                     const std::string& path, SolverConfig& c);
+// With --softening given (and no --kernel): `c`'s kernel replaced by the one the file records,
+// which the given length is taken with (a spline run's snapshot got Plummer forces when only
+// the length was given). Returns the note to say ("FILE records the kernel spline, ..."), ""
+// when nothing was taken. A bad recorded kernel throws naming `path` and the field.
+std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
+                                 const std::string& path, SolverConfig& c);
 
 // With softening `eps` = 0, two particles of `file` at one point have an infinite force: throws
 // std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
