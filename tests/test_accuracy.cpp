@@ -336,6 +336,24 @@ TEST(Accuracy, AlphaListVariesTheRelativeRowsOnly) {
     text << e.rdbuf();
     EXPECT_EQ(text.str().find(note) != std::string::npos, noted) << args << ": " << text.str();
   }
+  // Values that differ in the seventh digit keep labels of their own ("%g" gave both
+  // 0.123457, and their --errors rows merged into one setting).
+  ASSERT_EQ(run("-n 2000 --targets 50 --criterion barnes94,relative --theta 0.1234567,0.1234568 "
+                "--alpha 0.01234567,0.01234568 --overwrite --csv " +
+                csv.string() + " >/dev/null 2>&1"),
+            0);
+  std::ifstream fine(csv);
+  std::getline(fine, line);
+  std::set<std::string> labels;
+  while (std::getline(fine, line)) {
+    std::stringstream s(line);
+    std::vector<std::string> f;
+    for (std::string x; std::getline(s, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 5u) << line;
+    labels.insert(f[3] + "/" + f[4]);
+  }
+  EXPECT_EQ(labels,
+            (std::set<std::string>{"0.1234567/", "0.1234568/", "/0.01234567", "/0.01234568"}));
   fs::remove_all(dir);
 }
 

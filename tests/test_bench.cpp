@@ -1,5 +1,6 @@
 // hoshi bench: the timing helper, the CSV it writes and its command-line errors.
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,8 +139,15 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
     EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << args << ": " << r.out;
     EXPECT_FALSE(fs::exists(csv)) << args;
   }
+  // A model that cannot be made at a later N of the list: refused before any row is timed,
+  // naming that N (it failed after the rows before it, and said no N).
+  CliRun r = hoshi("bench --ic disk -n 500,1" + tail);
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("-n 1: model disk:"), std::string::npos) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_FALSE(fs::exists(csv));
   // A peak so small that the fractions overflow (1e-320 printed inf).
-  CliRun r = hoshi("bench -n 50 --peak-gflops 1e-320 --csv " + csv.string());
+  r = hoshi("bench -n 50 --peak-gflops 1e-320 --csv " + csv.string());
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("invalid --peak-gflops"), std::string::npos) << r.out;
   // A number's own '+' (it was "not an integer").
@@ -167,6 +175,33 @@ TEST(Bench, BadArgumentsExitTwoAndWriteNothing) {
   fs::remove_all(dir);
 }
 
+// The measured peak is that of the cores the threads have: more threads than cores add no FMA
+// units (each thread's best slice is a core's rate, and 8 threads on 2 cores summed to 4 cores'
+// peak). The bound allows the noise of best-of-slices rates, not another core's worth per core.
+TEST(Bench, PeakCountsEachCoreOnce) {
+  const std::size_t cores = physical_cores();
+  ASSERT_GE(cores, 1u);
+  ASSERT_LE(cores, static_cast<std::size_t>(omp_get_num_procs()));
+  const int n = static_cast<int>(cores);
+  const double own = measure_peak_gflops(n, 0.05);
+  const double crowded = measure_peak_gflops(4 * n, 0.05);
+  EXPECT_GT(own, 0);
+  EXPECT_LT(crowded, 1.5 * own) << cores << " cores";
+}
+
+// The table on standard output is bench's (and accuracy's) output: a write to it that fails is
+// a failure (it exited 0 on a full disk).
+TEST(Bench, AFailedWriteToStandardOutputIsAFailure) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  for (const char* args :
+       {"bench -n 50 --repeat 1 --peak-gflops 1", "accuracy -n 500 --targets 50"}) {
+    const std::string cmd = std::string(HOSHI_EXE) + " " + args + " > /dev/full 2>/dev/null";
+    const int rc = std::system(cmd.c_str());
+    ASSERT_TRUE(WIFEXITED(rc)) << args;
+    EXPECT_EQ(WEXITSTATUS(rc), 1) << args;
+  }
+}
+
 // A run's snapshot is timed with the softening and kernel the run used, as hoshi forces and
 // accuracy take them (bench timed eps 0), unless --softening is given.
 TEST(Bench, AParticleFileIsTimedWithTheSofteningItRecords) {
@@ -183,7 +218,12 @@ TEST(Bench, AParticleFileIsTimedWithTheSofteningItRecords) {
   EXPECT_NE(r.out.find("kernel spline, softening 0.05,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("note: the softening " + snap + " records: 0.05 (spline"), std::string::npos)
       << r.out;
+  // A length given keeps the run's kernel (it was timed with Plummer's), unless --kernel is.
   r = hoshi("bench --ic " + snap + " --repeat 1 --peak-gflops 1 --softening 0.01");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("kernel spline, softening 0.01,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: " + snap + " records the kernel spline"), std::string::npos) << r.out;
+  r = hoshi("bench --ic " + snap + " --repeat 1 --peak-gflops 1 --softening 0.01 --kernel plummer");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("kernel plummer, softening 0.01,"), std::string::npos) << r.out;
   // A model has nothing recorded: 0, as before.

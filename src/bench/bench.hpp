@@ -39,8 +39,13 @@ struct BenchRow {
 BenchRow time_force(GravitySolver& solver, ParticleSet& p, int repeat);
 
 // float32 GFLOP/s of a dense, latency-free FMA loop on simd::VecF (2 flops per lane per FMA)
-// run on `threads` OpenMP threads for about `seconds`.
+// run on `threads` OpenMP threads for about `seconds`: the sum of the threads' best rates, over
+// at most physical_cores() of them (threads beyond the cores add no FMA units).
 double measure_peak_gflops(int threads, double seconds = 0.2);
+
+// The physical cores this process may run on (its CPU affinity; hyperthreads of one core count
+// once), from Linux's /sys topology; omp_get_num_procs() where that is missing.
+std::size_t physical_cores();
 
 // CSV, one row per BenchRow, header
 // solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,

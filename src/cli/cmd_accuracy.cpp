@@ -101,6 +101,18 @@ int cmd_accuracy(int argc, char** argv) {
   std::vector<std::optional<Criterion>> criteria;
   for (const auto& s : parse_string_list(r["criterion"].as<std::string>(), "--criterion"))
     criteria.push_back(s == "auto" ? std::nullopt : std::optional(parse_criterion(s)));
+  // The values first: a bad one is the one line said (a note on an unused --theta -0.5 came
+  // before its error).
+  for (double t : thetas) {
+    SolverConfig c = base;
+    c.tree.theta = std::isnan(t) ? kThetaParticleWalk : t;
+    validate(c);
+  }
+  for (double a : alphas) {
+    SolverConfig c = base;
+    c.tree.alpha = std::isnan(a) ? kAlphaParticleWalk : a;
+    validate(c);
+  }
   // One warning per large theta, if a geometric criterion of the list uses it.
   const auto geometric = std::find_if(criteria.begin(), criteria.end(),
                                       [](const auto& c) { return c && *c != Criterion::relative; });
@@ -137,16 +149,6 @@ int cmd_accuracy(int argc, char** argv) {
     walks.push_back(s == "auto" ? std::nullopt : std::optional(parse_walk(s)));
   if (criteria.empty() || orders.empty() || walks.empty())
     throw std::invalid_argument("--criterion, --order and --walk need at least one value");
-  for (double t : thetas) {
-    SolverConfig c = base;
-    c.tree.theta = std::isnan(t) ? kThetaParticleWalk : t;
-    validate(c);
-  }
-  for (double a : alphas) {
-    SolverConfig c = base;
-    c.tree.alpha = std::isnan(a) ? kAlphaParticleWalk : a;
-    validate(c);
-  }
   const std::string targets_text = r["targets"].as<std::string>();
   const std::size_t k = parse_size(targets_text, "--targets", 0);  // 0 (or 00, 0e3): all
   std::string csv_path;
@@ -270,16 +272,24 @@ int cmd_accuracy(int argc, char** argv) {
               continue;
             }
             ParticleSet q = p;
-            ForceStats st = solver->compute(q);
-            // The first call bootstraps |a_old| (barnes94, then relative); the row is the next,
-            // with the relative evaluation's |a_old|, as in a run's steps.
-            if (crit == Criterion::relative) st = solver->compute(q);
+            ForceStats st;
+            try {
+              st = solver->compute(q);
+              // The first call bootstraps |a_old| (barnes94, then relative); the row is the
+              // next, with the relative evaluation's |a_old|, as in a run's steps.
+              if (crit == Criterion::relative) st = solver->compute(q);
+            } catch (const std::invalid_argument& e) {
+              // A force beyond float32, coincident particles: about the file's particles.
+              if (is_model(ic)) throw;
+              throw std::invalid_argument(ic + ": " + e.what());
+            }
             TargetErrors te = target_errors(q, targets, ref);
-            char alpha[32] = "", theta_text[32] = "";
-            if (relative)
-              std::snprintf(alpha, sizeof alpha, "%g", used.tree.alpha);
-            else
-              std::snprintf(theta_text, sizeof theta_text, "%g", used.tree.theta);
+            // The shortest exact text: "%g" gave 0.1234567 and 0.1234568 one label, whose
+            // --errors rows then merged.
+            const std::string alpha_text = relative ? number_text(used.tree.alpha) : "";
+            const std::string theta_string = relative ? "" : number_text(used.tree.theta);
+            const char* alpha = alpha_text.c_str();
+            const char* theta_text = theta_string.c_str();
             if (errors) {
               char setting[160];
               std::snprintf(setting, sizeof setting, "%s,%d,%s,%s,%s", to_string(crit).c_str(),

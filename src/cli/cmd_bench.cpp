@@ -104,10 +104,21 @@ int cmd_bench(int argc, char** argv) {
   if (flag(r, "overwrite") && csv.empty())
     std::cerr << "hoshi bench: note: --overwrite unused without --csv\n";
   const int threads = apply_threads(r);
-  // The first set and its solver before the table's header: a bad file, model parameter or
-  // solver setting is one error line, not a header followed by an error.
+  // Every set and its solver before the table's header: a bad file, model parameter or solver
+  // setting is one error line, not a header followed by an error (a model that cannot be made
+  // at a later N, a disk with no disk particles, failed after the rows before it were timed).
   io::SnapshotInfo info;
-  ParticleSet first = from_file ? initial_conditions(r, &info) : model_for_n(argc, argv, sizes[0]);
+  std::vector<ParticleSet> sets;
+  if (from_file)
+    sets.push_back(initial_conditions(r, &info));
+  else
+    for (const std::size_t n : sizes) try {
+        sets.push_back(model_for_n(argc, argv, n));
+      } catch (const std::invalid_argument& e) {
+        if (sizes.size() == 1) throw;
+        throw std::invalid_argument("-n " + std::to_string(n) + ": " + e.what());
+      }
+  const ParticleSet& first = sets.front();
   if (from_file) {
     // The forces the run that wrote the file computed (bench timed eps 0 on a run's snapshot).
     if (const std::string said = take_recorded_softening(r, info.parameters, ic, config);
@@ -122,7 +133,7 @@ int cmd_bench(int argc, char** argv) {
       std::cerr << "hoshi bench: note: " << kernel << "\n";
     require_distinct_positions_in(first, config.eps, ic);
   }
-  make_solver(config, first.size());
+  for (const ParticleSet& s : sets) make_solver(config, s.size());
   const bool measured = peak == 0;
   if (measured) peak = measure_peak_gflops(threads);
 
@@ -141,9 +152,16 @@ int cmd_bench(int argc, char** argv) {
             << "\n";
   std::vector<BenchRow> rows;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    ParticleSet p = k == 0 ? std::move(first) : model_for_n(argc, argv, sizes[k]);
+    ParticleSet p = std::move(sets[k]);  // freed after its row
     auto solver = make_solver(config, p.size());
-    BenchRow row = time_force(*solver, p, repeat);
+    BenchRow row;
+    try {
+      row = time_force(*solver, p, repeat);
+    } catch (const std::invalid_argument& e) {
+      // A force beyond float32, coincident particles: about the file's particles.
+      if (!from_file) throw;
+      throw std::invalid_argument(ic + ": " + e.what());
+    }
     row.precision = config.precision == Precision::float64 ? "float64" : "float32";
     std::cout << std::setw(10) << row.n << std::setw(8) << row.solver << std::setw(8) << row.backend
               << std::setw(12) << std::setprecision(6) << row.seconds << std::setw(16)

@@ -168,7 +168,18 @@ int main(int argc, char** argv) {
       std::_Exit(status);
     };
     try {
-      return c.fn(argc - 1, argv + 1);
+      const int status = c.fn(argc - 1, argv + 1);
+      // The tables of accuracy, bench and analyze are their output: a write to standard output
+      // that failed (a full disk) ended with status 0. A run's outputs are its files (its
+      // console may be gone: a closed pipe, a lost terminal).
+      std::cout.flush();
+      if (std::strcmp(c.name, "run") != 0 &&
+          (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
+        std::cerr << "hoshi " << c.name
+                  << ": error: write to standard output failed (disk full?)\n";
+        return failed(1);
+      }
+      return status;
     } catch (const hoshi::cli::HelpShown&) {
       return 0;
     } catch (const std::invalid_argument& e) {
