@@ -259,6 +259,41 @@ TEST(IoRun, RestartMayStartASnapshotSeriesThatWasOff) {
   }
 }
 
+// A restart from a checkpoint that its run went past (killed after it) removes that run's
+// snapshots and frames numbered after the checkpoint, as it trims energy.csv: a restart that
+// ended sooner or changed the forces left them beside its own, one series of two trajectories.
+// Another code's file of such a name stays.
+TEST(IoRun, RestartRemovesTheOutputsWrittenAfterItsCheckpoint) {
+  namespace fs = std::filesystem;
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log"), kept = dir.file("ck.hdf5");
+  ASSERT_EQ(hoshi(kRun +
+                      "--t-end 1 --snapshot-every 0.25 --render-every 0.25 "
+                      "--checkpoint-every 1 --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  fs::copy_file(a + "/checkpoint.hdf5", kept);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 2", log), 0) << test::read_all(log);
+  ASSERT_TRUE(fs::exists(a + "/snapshot_008.hdf5") && fs::exists(a + "/frame_008.png"));
+  test::write_all(a + "/snapshot_009.hdf5", "not a hoshi snapshot");
+  fs::copy_file(kept, a + "/checkpoint.hdf5", fs::copy_options::overwrite_existing);
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 1.25 --softening 0.05", log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("removed 8 snapshot(s) and frame(s) written after the "
+                                     "checkpoint"),
+            std::string::npos)
+      << test::read_all(log);
+  for (const char* name : {"snapshot_004.hdf5", "snapshot_005.hdf5", "frame_004.png",
+                           "frame_005.png", "snapshot_009.hdf5"})
+    EXPECT_TRUE(fs::exists(a + "/" + name)) << name;
+  for (const char* name :
+       {"snapshot_006.hdf5", "snapshot_008.hdf5", "frame_006.png", "frame_008.png"})
+    EXPECT_FALSE(fs::exists(a + "/" + name)) << name;
+  EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_005.hdf5").info.time, 1.25);
+}
+
 // A series turned off by a checkpoint that does not record the interval of its files (written
 // before 2026-12-02) is refused as before: its files' interval is unknown.
 TEST(IoRun, RestartRefusesASeriesTurnedOffWithoutItsRecordedInterval) {

@@ -426,6 +426,44 @@ bool has_numbered_files(const std::string& dir, const std::string& prefix) {
   return false;
 }
 
+// The numbered outputs a run wrote after its checkpoint: snapshot_NNN (any format, with a tipsy
+// file's .param) and frame_NNN.png numbered at or past the checkpoint's next_snapshot and
+// next_frame (snapshots and frames of a step come before its checkpoint). A restart replaced the
+// killed run's only in part: one that ended sooner, turned the series off or changed the forces
+// left them beside its own, a series of two trajectories. Another code's HDF5 file stays.
+// Returns how many it removed.
+std::size_t remove_outputs_after_checkpoint(const std::string& dir, std::int64_t next_snapshot,
+                                            std::int64_t next_frame) {
+  namespace fs = std::filesystem;
+  const auto number_at_least = [](const std::string& name, std::size_t skip, std::size_t rest,
+                                  std::int64_t next) {
+    std::int64_t k = 0;
+    const char* first = name.data() + skip;
+    const char* last = name.data() + name.size() - rest;
+    const auto [end, ec] = std::from_chars(first, last, k);
+    return ec == std::errc::result_out_of_range || (ec == std::errc() && end == last && k >= next);
+  };
+  std::vector<fs::path> later;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string name = e.path().filename().string();
+    bool after =
+        io::numbered_output_name(name, "frame_", ".png") && number_at_least(name, 6, 4, next_frame);
+    for (const char* ext : kSnapshotExtensions)
+      for (const std::string& rest : {std::string(ext), std::string(ext) + ".param"})
+        after = after || (io::numbered_output_name(name, "snapshot_", rest) &&
+                          number_at_least(name, 9, rest.size(), next_snapshot));
+    if (after && name.ends_with(".hdf5")) after = io::hdf5_code(e.path().string()) == "hoshi";
+    if (after) later.push_back(e.path());
+  }
+  for (const auto& f : later)
+    if (!fs::remove(f, ec) && ec)
+      throw std::runtime_error("--restart " + dir + ": cannot remove " + f.string() +
+                               " (written after the checkpoint): " + ec.message());
+  return later.size();
+}
+
 // Whether two describe_forces records name the same forces: the same words (solver, backend,
 // precision, kernel) and the same value for every KEY=VALUE both hold. A record of a version
 // that also listed settings its walk does not use (n_group and local_ratio of a per-particle
@@ -1163,6 +1201,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   const int threads = apply_threads(r);
   ParticleSet p;
   RunStart start;
+  std::pair<std::int64_t, std::int64_t> after_checkpoint{0, 0};  // next_snapshot, next_frame
   if (restart) {
     const std::string file = restart_dir + "/" + kCheckpointName;
     const io::ParamList& st = checkpoint.info.state;
@@ -1198,6 +1237,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
           {"next_checkpoint", &outputs.checkpoints.next},
           {"next_frame", &outputs.frames.next}})
       *next = static_cast<std::int64_t>(state_number(st, key, file, StateValue::count));
+    // The numbers of the files written after the checkpoint (a killed run's), as stored.
+    after_checkpoint = {outputs.snapshots.next, outputs.frames.next};
     // An interval changed on restart: its next event is the first multiple of the new interval
     // after the checkpoint's time (the stored counters count the old one's multiples: a
     // snapshot interval 0.0625 -> 0.25 wrote none, -> 0.015625 misnamed and skipped them).
@@ -1295,13 +1336,20 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // Typed or in the parameter file, not the checkpoint's own (a stored --dt is an option
     // layer too, and every restart repeated the first part's warnings).
     const bool dt_given = given("dt");
-    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given] {
+    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint] {
       // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
       if (dt_given) warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
+      // And its whole files written after the checkpoint, as its energy.csv rows (said with
+      // --quiet too: files were deleted).
+      if (const std::size_t n = remove_outputs_after_checkpoint(cfg.out_dir, after_checkpoint.first,
+                                                                after_checkpoint.second))
+        std::cout << "hoshi run: --restart: removed " << n
+                  << " snapshot(s) and frame(s) written after the checkpoint (by the run that was "
+                     "stopped)\n";
     };
   } else {
     const std::string ic = r["ic"].as<std::string>();
