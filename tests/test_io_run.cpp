@@ -294,6 +294,26 @@ TEST(IoRun, RestartRemovesTheOutputsWrittenAfterItsCheckpoint) {
   EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_005.hdf5").info.time, 1.25);
 }
 
+// A closed log pipe stops the run as SIGINT does, with a checkpoint to continue from (SIGPIPE
+// ended it without one: `hoshi run | head`, or `| tee log` over a dropped ssh session). 4000
+// progress lines overfill the pipe, so the run writes to it after head has gone.
+TEST(IoRun, AClosedLogPipeStopsTheRunWithACheckpoint) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), err = dir.file("err"), log = dir.file("log");
+  const std::string cmd = "bash -c 'set -o pipefail; " + std::string(HOSHI_EXE) +
+                          " run --ic plummer -n 64 --dt 0.0625 --solver direct --t-end 1000 "
+                          "--out " +
+                          a + " 2>" + err + " | head -1 >/dev/null'";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 0) << test::read_all(err);
+  EXPECT_NE(test::read_all(err).find("stopped by signal " + std::to_string(SIGPIPE)),
+            std::string::npos)
+      << test::read_all(err);
+  ASSERT_TRUE(std::filesystem::exists(a + "/checkpoint.hdf5"));
+  EXPECT_EQ(hoshi("run --restart " + a + " --quiet", log), 0) << test::read_all(log);
+}
+
 // A series turned off by a checkpoint that does not record the interval of its files (written
 // before 2026-12-02) is refused as before: its files' interval is unknown.
 TEST(IoRun, RestartRefusesASeriesTurnedOffWithoutItsRecordedInterval) {
@@ -1021,6 +1041,25 @@ TEST(IoRun, RestartRefusesADamagedRunState) {
         << out;
     EXPECT_NE(out.find(why), std::string::npos) << out;
   }
+  // A setting every checkpoint records, deleted: the run went on with the default unsaid (dt
+  // 1/128 and eps 0.01 for the run's 1/16 and 0.01; no snapshots).
+  for (const char* key : {"dt", "softening", "snapshot-every"}) {
+    SCOPED_TRACE(key);
+    test::write_all(a + "/checkpoint.hdf5", good);
+    test::remove_hdf5_attribute(a + "/checkpoint.hdf5", "Parameters", key);
+    EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 2);
+    const std::string out = test::read_all(log);
+    EXPECT_NE(out.find(a + "/checkpoint.hdf5: field /Parameters/" + key + ": missing"),
+              std::string::npos)
+        << out;
+  }
+  // A stored value that does not parse is traced to the checkpoint, as one out of range is.
+  test::write_all(a + "/checkpoint.hdf5", good);
+  test::set_hdf5_string(a + "/checkpoint.hdf5", "Parameters", "dt", "abc");
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 2);
+  EXPECT_NE(test::read_all(log).find("[--dt abc is stored in " + a + "/checkpoint.hdf5"),
+            std::string::npos)
+      << test::read_all(log);
   EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_003.hdf5"));
   test::write_all(a + "/checkpoint.hdf5", good);
   EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 0) << test::read_all(log);

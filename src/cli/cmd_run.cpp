@@ -53,26 +53,32 @@ constexpr std::pair<const char*, const char*> kGadgetLayoutBefore[] = {
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 
+// The signals that stop a run at the end of its step with a checkpoint: Ctrl-C, a batch
+// system's warning, a closed terminal (SIGHUP) and a closed log pipe (SIGPIPE: `hoshi run | tee
+// log` over a dropped ssh session, `| head`), which ended the run without a checkpoint.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
 extern "C" void on_stop_signal(int sig) {
-  g_stop_signal = sig;
-  std::signal(sig, SIG_DFL);  // a second signal ends the process at once
+  if (g_stop_signal == 0) g_stop_signal = sig;
+  // A second signal ends the process at once, whichever of them it is (an INT after a TERM
+  // was caught again). A closed pipe stays ignored: the run's next lines to it, before the
+  // step ends, fail as writes (nothing is read from them).
+  for (int s : kStopSignals) std::signal(s, s == SIGPIPE ? SIG_IGN : SIG_DFL);
 }
 
 class SignalGuard {
  public:
   SignalGuard() {
     g_stop_signal = 0;
-    old_int_ = std::signal(SIGINT, on_stop_signal);
-    old_term_ = std::signal(SIGTERM, on_stop_signal);
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+      old_[i] = std::signal(kStopSignals[i], on_stop_signal);
   }
   ~SignalGuard() {
-    std::signal(SIGINT, old_int_);
-    std::signal(SIGTERM, old_term_);
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i) std::signal(kStopSignals[i], old_[i]);
   }
 
  private:
-  void (*old_int_)(int);
-  void (*old_term_)(int);
+  void (*old_[std::size(kStopSignals)])(int);
 };
 
 // ---- options ----------------------------------------------------------------------------
@@ -897,6 +903,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     restart_dir = without_trailing_slashes(first["restart"].as<std::string>());
     const std::string file = restart_dir + "/" + kCheckpointName;
     checkpoint = io::read_hdf5_snapshot(file);
+    // Settings every checkpoint records (every version has stored each run option with a
+    // default): one missing is a damaged file, whose run went on with the defaults unsaid (a
+    // deleted dt and softening continued at 1/128 and 0.01, a deleted /Parameters with no
+    // snapshots and t_end 10).
+    for (const char* key : {"ic", "solver", "softening", "t-end", "dt", "eta", "output-every",
+                            "snapshot-every", "checkpoint-every", "render-every"})
+      if (!io::find_param(checkpoint.info.parameters, key))
+        throw std::invalid_argument(file + ": field /Parameters/" + key +
+                                    ": missing (every checkpoint records it; a damaged file?)");
     // Before the forces are computed again: the run writes there (it failed at its first
     // energy.csv row, after the solver was built).
     io::check_writable_dir(restart_dir, "--restart");
@@ -1029,7 +1044,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const auto names = option_names(infos);
     for (const auto& [k, v] : checkpoint.info.parameters) {
       const std::string dash = k.size() == 1 ? "-" : "--";
-      if (msg.find(dash + k + " ") != std::string::npos &&
+      // "--dt -1 (must be > 0)", and a value that does not parse: "option --dt: value 'abc'".
+      if ((msg.find(dash + k + " ") != std::string::npos ||
+           msg.find(dash + k + ":") != std::string::npos) &&
           std::find(names.begin(), names.end(), k) != names.end() && !given(k)) {
         msg += " [" + dash + k + " " + io::to_string(v) + " is stored in " + restart_dir + "/" +
                kCheckpointName + "; give " + dash + k + " to continue with another value]";
@@ -1528,9 +1545,16 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   res.seconds["io"] += outputs.io_seconds;
 
   if (res.interrupted) {
+    // On the console, or where it is gone (a closed pipe), on stderr.
     std::cout << "\nhoshi run: stopped by signal " << g_stop_signal << " after step " << res.steps
               << " at t = " << res.time << "; checkpoint written to " << cfg.out_dir << "/"
-              << kCheckpointName << "\ncontinue with: hoshi run --restart " << cfg.out_dir << "\n";
+              << kCheckpointName << "\ncontinue with: hoshi run --restart " << cfg.out_dir << "\n"
+              << std::flush;
+    if (!std::cout)
+      std::cerr << "hoshi run: stopped by signal " << g_stop_signal << " after step " << res.steps
+                << " at t = " << res.time << "; checkpoint written to " << cfg.out_dir << "/"
+                << kCheckpointName << "; continue with: hoshi run --restart " << cfg.out_dir
+                << "\n";
     return 0;
   }
   {  // the closing summary, also with --quiet (which drops only the timing table)
