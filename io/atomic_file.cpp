@@ -1,6 +1,7 @@
 #include "io/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -269,10 +270,51 @@ void check_writable_dir(const std::string& dir, const std::string& option) {
 void check_output_dir(const std::string& dir, bool overwrite) {
   check_writable_dir(dir, "--out");
   std::error_code ec;
-  if (!fs::exists(dir, ec)) return;
-  if (!fs::is_empty(dir, ec) && !overwrite)
-    throw std::invalid_argument("--out " + dir +
-                                ": exists and is not empty (use --overwrite to reuse it)");
+  if (!fs::exists(dir, ec) || overwrite) return;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename() != kDirectoryLockName)
+      throw std::invalid_argument("--out " + dir +
+                                  ": exists and is not empty (use --overwrite to reuse it)");
+}
+
+DirectoryLock::DirectoryLock(const std::string& dir, const std::string& option) {
+  const std::string path = dir + "/" + kDirectoryLockName;
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) return;  // unwritable: the run's own writes will say so
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err == EWOULDBLOCK) {
+      char text[32] = {};
+      const ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);
+      ::close(fd_);
+      fd_ = -1;
+      std::string pid = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "";
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      throw std::invalid_argument(option + " " + dir + ": in use by another hoshi run" +
+                                  (pid.empty() ? "" : " (process " + pid + ")") + ", which holds " +
+                                  path + "; wait for it or stop it");
+    }
+    ::close(fd_);  // no flock here (ENOLCK, EINVAL on some network file systems)
+    fd_ = -1;
+    return;
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd_, 0) == 0) {
+    [[maybe_unused]] const ssize_t w = ::pwrite(fd_, pid.data(), pid.size(), 0);
+  }
+}
+
+DirectoryLock& DirectoryLock::operator=(DirectoryLock&& o) noexcept {
+  if (this != &o) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = o.fd_;
+    o.fd_ = -1;
+  }
+  return *this;
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
 }
 
 void prepare_output_dir(const std::string& dir, bool overwrite) {

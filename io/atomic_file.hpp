@@ -100,7 +100,33 @@ void prepare_output_dir(const std::string& dir, bool overwrite);
 // existing path above it a writable directory); std::invalid_argument naming `option` otherwise.
 void check_writable_dir(const std::string& dir, const std::string& option);
 // prepare_output_dir's refusals alone (exists and is not a directory; not empty without
-// `overwrite`), creating and changing nothing: checked before a run computes anything.
+// `overwrite`), creating and changing nothing: checked before a run computes anything. A
+// directory that holds only a run's lock file (kDirectoryLockName) is empty.
 void check_output_dir(const std::string& dir, bool overwrite);
+
+// The file in a run's output directory that DirectoryLock locks.
+inline constexpr const char* kDirectoryLockName = ".hoshi.lock";
+
+// An exclusive claim on a run's output directory, held while the object lives: flock of
+// DIR/.hoshi.lock, which records the owner's process id. Two runs writing into one directory at
+// once (a batch job submitted twice, a new --overwrite run beside a restarted one) mixed their
+// energy.csv, checkpoint and snapshots. A file system without flock (some network mounts) gives
+// no claim and no error. The lock file stays (removing it would race a waiting claimant).
+class DirectoryLock {
+ public:
+  DirectoryLock() = default;
+  // Throws std::invalid_argument "OPTION DIR: in use by another hoshi run (process PID) ..."
+  // when another process holds the claim.
+  DirectoryLock(const std::string& dir, const std::string& option);
+  DirectoryLock(DirectoryLock&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  DirectoryLock& operator=(DirectoryLock&& o) noexcept;
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+  ~DirectoryLock();
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
 
 }  // namespace hoshi::io

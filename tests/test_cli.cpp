@@ -1107,7 +1107,9 @@ TEST(Cli, AnalyzeBoundUsesTheRunsSofteningUnlessGiven) {
   };
   const double recorded = bound_mass("");
   EXPECT_EQ(recorded, bound_mass("--softening 0.5 --kernel spline"));
-  EXPECT_NE(recorded, bound_mass("--softening 0.5"));  // the kernel was taken too
+  // A length given keeps the recorded kernel (it took Plummer's), unless --kernel is given.
+  EXPECT_EQ(recorded, bound_mass("--softening 0.5"));
+  EXPECT_NE(recorded, bound_mass("--softening 0.5 --kernel plummer"));
   EXPECT_LT(recorded, bound_mass("--softening 0"));
   // The softening is named for the first snapshot and again for a later one that records
   // another (it was said for the first file only).

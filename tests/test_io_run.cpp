@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "io/atomic_file.hpp"
 #include "io/csv.hpp"
 #include "io/hdf5_snapshot.hpp"
 #include "io/param_file.hpp"
@@ -292,6 +293,33 @@ TEST(IoRun, RestartRemovesTheOutputsWrittenAfterItsCheckpoint) {
        {"snapshot_006.hdf5", "snapshot_008.hdf5", "frame_006.png", "frame_008.png"})
     EXPECT_FALSE(fs::exists(a + "/" + name)) << name;
   EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_005.hdf5").info.time, 1.25);
+}
+
+// Two runs in one directory at once: the second is refused before it touches anything, naming
+// the first's process (a restart and a new --overwrite run into one directory both exited 0
+// and mixed their energy.csv, checkpoint and snapshots). A directory that holds only the lock
+// file is empty for a new run.
+TEST(IoRun, ARunIntoADirectoryInUseIsRefused) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  ASSERT_EQ(hoshi(kRun + "--t-end 0.125 --out " + a, log), 0) << test::read_all(log);
+  const std::string before = test::read_all(a + "/energy.csv");
+  {
+    const io::DirectoryLock held(a, "--out");  // as a run in progress holds it
+    ASSERT_TRUE(held.held());
+    const std::string busy = ": in use by another hoshi run (process " + std::to_string(::getpid());
+    EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 2);
+    EXPECT_NE(test::read_all(log).find("--restart " + a + busy), std::string::npos)
+        << test::read_all(log);
+    EXPECT_EQ(hoshi(kRun + "--t-end 0.0625 --overwrite --out " + a, log), 2);
+    EXPECT_NE(test::read_all(log).find("--out " + a + busy), std::string::npos)
+        << test::read_all(log);
+    EXPECT_EQ(test::read_all(a + "/energy.csv"), before);
+  }
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --quiet", log), 0) << test::read_all(log);
+  std::filesystem::create_directories(b);
+  test::write_all(b + "/" + io::kDirectoryLockName, "");
+  EXPECT_EQ(hoshi(kRun + "--t-end 0.0625 --out " + b, log), 0) << test::read_all(log);
 }
 
 // A closed log pipe stops the run as SIGINT does, with a checkpoint to continue from (SIGPIPE

@@ -899,6 +899,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   const bool restart = first.count("restart") > 0;
   std::string restart_dir;
   io::SnapshotData checkpoint;
+  // The output directory, claimed for the whole run (before anything in it is removed, trimmed
+  // or written): where it exists, before the run's first force evaluation.
+  io::DirectoryLock lock;
   if (restart) {
     restart_dir = without_trailing_slashes(first["restart"].as<std::string>());
     const std::string file = restart_dir + "/" + kCheckpointName;
@@ -915,6 +918,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // Before the forces are computed again: the run writes there (it failed at its first
     // energy.csv row, after the solver was built).
     io::check_writable_dir(restart_dir, "--restart");
+    lock = io::DirectoryLock(restart_dir, "--restart");
     std::vector<std::pair<std::string, std::string>> stored;
     const auto names = option_names(infos);
     // Presentation options (quiet, threads) are not inherited; everything else is.
@@ -1445,12 +1449,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     record("particles", static_cast<std::int64_t>(p.size()));
     require_snapshots_writable(p);
     io::check_output_dir(cfg.out_dir, flag(r, "overwrite"));
+    std::error_code exists_ec;
+    if (fs::is_directory(cfg.out_dir, exists_ec)) lock = io::DirectoryLock(cfg.out_dir, "--out");
     // Once the initial forces are known (a setting may fail there): nothing in --out is
     // created or removed before.
-    cfg.prepare_output = [&cfg, &r, &p, ic_name] {
+    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock] {
       // p holds the initial forces now (on the device stepper, too).
       warn_step(cfg, p);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
+      if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
       remove_earlier_run_outputs(cfg.out_dir, ic_name);
     };
   }

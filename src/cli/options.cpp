@@ -623,6 +623,7 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
 std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
                                  const std::string& path, SolverConfig& c) {
   if (!softening_given(r) || !take_kernel(r, params, path, c)) return "";
+  if (c.eps == 0) return "";  // unsoftened: no kernel to speak of
   return path + " records the kernel " + to_string(c.softening) + ", which --softening " +
          number_text(c.eps) + " is taken with (--kernel overrides)";
 }
