@@ -14,6 +14,8 @@ if [[ "$N" =~ ^[0-9]+$ ]] && (( N < 2 )); then
   echo "cold_collapse.sh: N=$N: a collapse needs at least 2 particles" >&2
   exit 2
 fi
+require_python
+claim_out_dir "$OUT"
 "$HOSHI" run --ic uniform -n "$N" --seed 17 --solver direct --softening 0.02 \
   --dt 0.002 --t-end 1.4 --output-every 0.01 --out "$OUT" --overwrite --quiet >/dev/null
 "$PY" - "$OUT/energy.csv" "$N" <<'PY'

@@ -13,11 +13,15 @@ HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_merger}
 N=${N:-10000}
 T=${T_END:-16}
+claim_out_dir "$OUT" merger.mp4 merger_sheet.png
+# Four snapshots over the run, the last at its end (--snapshot-every 4 for the default 16: a
+# shorter T_END had none after t = 0).
+every=$(awk -v t="$T" 'BEGIN { print t / 4 }')
 # The run's summary lines; a failed run stops the script with its status (a pipe into grep hid it).
 log=$("$HOSHI" run --ic merger -n "$N" \
   --model-param mass_ratio=1,eccentricity=0.8,r_peri=0.2,r_start=1.5,incl2=60 \
   --solver tree --softening 0.01 --dt 0.0078125 --t-end "$T" --output-every 0.5 \
-  --render-every 0.5 --render-axis z --render-extent 3 --snapshot-every 4 \
+  --render-every 0.5 --render-axis z --render-extent 3 --snapshot-every "$every" \
   --out "$OUT" --overwrite)
 grep -E "^relative energy error|steps to" <<<"$log" || true
 "$HOSHI" analyze "$OUT"/snapshot_*.hdf5 --csv "$OUT/lagrangian.csv" --bound --overwrite

@@ -5,10 +5,12 @@
 #        (HOSHI=path/to/hoshi, default the repository's build/hoshi; N=16384 particles,
 #        T_END=10)
 set -euo pipefail
+source "$(dirname "$0")/python.sh"
 HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_plummer}
 N=${N:-16384}
 T=${T_END:-10}
+claim_out_dir "$OUT"
 # The run's summary lines; a failed run stops the script with its status (a pipe into grep hid it).
 log=$("$HOSHI" run --ic plummer -n "$N" --t-end "$T" --render-every "$T" --snapshot-every "$T" \
   --out "$OUT" --overwrite)

@@ -349,7 +349,11 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     if (armed) {  // a max|a| of the step's forces: O(N), on the device a reduction
       const double a2 = lf.max_acceleration2();
       const double scale = softening_step_scale(cfg.solver.eps, a2);
-      if (outgrown(scale)) {
+      // Outgrown: past the limit, and at under half the measure of the start, as the run's state
+      // changed (a collapse; close encounters in a small N); a run that starts just within the
+      // limit passes it by max|a|'s fluctuations alone (tree_vs_direct's 1/64 at 0.26 of it,
+      // bounded errors of 7e-4).
+      if (outgrown(scale) && !(scale_at_start > 0 && scale > 0.5 * scale_at_start)) {
         armed = false;
         cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start});
       }

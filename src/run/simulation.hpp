@@ -101,7 +101,9 @@ struct RunConfig {
   // fails before any earlier output is touched. Null: nothing to prepare.
   std::function<void()> prepare_output;
   // Fixed steps with softening: called once, after the first step whose state the step no
-  // longer resolves (StepOutgrown), when the state the run started from was within the limit
+  // longer resolves (StepOutgrown) and whose measure is under half the start's (max|a| at
+  // least 4 times the start's: a changed state, not the fluctuation of a run that starts near
+  // the limit), when the state the run started from was within the limit
   // (one past it was warned of before the run: a run's warnings see its start, and a restart's
   // state was seen by the run before it). Null: not checked.
   std::function<void(const StepOutgrown&)> step_outgrown;
