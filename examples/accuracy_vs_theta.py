@@ -16,7 +16,11 @@ import csv
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"{sys.argv[0]}: needs matplotlib: run it with .venv/bin/python (scripts/setup.sh "
+             "test installs it there), or pip install matplotlib")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -97,7 +101,10 @@ def main():
                loc="lower center", ncol=ncol, fontsize=7, frameon=False)
     fig.suptitle(f"hoshi accuracy: {a.csv}")
     fig.tight_layout(rect=(0, min(0.4, 0.035 * rows + 0.02), 1, 1))
-    fig.savefig(a.out, dpi=120)
+    try:
+        fig.savefig(a.out, dpi=120)
+    except OSError as e:
+        sys.exit(f"{a.out}: {e.strerror}")
     print(f"wrote {a.out}")
 
 

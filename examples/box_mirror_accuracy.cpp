@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "direct/direct.hpp"
+#include "example_args.hpp"
 #include "ic/ic.hpp"
 #include "ic/models.hpp"
 #include "solver/solver.hpp"
@@ -47,20 +48,16 @@ double quantile(const std::vector<double>& v, double q) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr,
-                 "usage: box_mirror_accuracy N CRITERION PARAM [n_group=32] [eps=0] "
-                 "[model=plummer]\n");
-    return 2;
-  }
-  const std::size_t n = std::strtoull(argv[1], nullptr, 10);
+int run(int argc, char** argv) {
+  const examples::Args a(argc, argv);
+  if (argc < 4) throw std::invalid_argument("N, CRITERION and PARAM are needed");
+  const std::size_t n = a.count(1, "N", 0, 2);  // errors need another particle
   const Criterion criterion = parse_criterion(argv[2]);
-  const double param = std::atof(argv[3]);
-  const int n_group = argc > 4 ? std::atoi(argv[4]) : kCudaGroupSize;
-  const double eps = argc > 5 ? std::atof(argv[5]) : 0.0;
+  const double param = a.number(3, "PARAM", 0);
+  const int n_group = static_cast<int>(a.count(4, "n_group", kCudaGroupSize));
+  const double eps = a.number(5, "eps", 0.0, /*positive=*/false);
 
-  const std::string model = argc > 6 ? argv[6] : "plummer";
+  const std::string model = a.text(6, "plummer");
   ParticleSet p = make_model(model, n, 42);
   std::vector<std::size_t> targets;
   for (std::size_t k = 0; k < 2000; ++k) targets.push_back((k * 7919u * 104729u) % n);
@@ -128,4 +125,11 @@ int main(int argc, char** argv) {
       wl.pp == wk.pp && wl.pc == wk.pc ? "equal to" : "DIFFERENT from", t2 - t1, kWarpStack,
       static_cast<unsigned long long>(fallbacks), static_cast<unsigned long long>(chunks));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  return hoshi::examples::run_main(
+      "box_mirror_accuracy",
+      "box_mirror_accuracy N CRITERION PARAM [n_group=32] [eps=0] [model=plummer]",
+      [&] { return run(argc, argv); });
 }

@@ -18,7 +18,11 @@ import math
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit(f"{sys.argv[0]}: needs matplotlib: run it with .venv/bin/python (scripts/setup.sh "
+             "test installs it there), or pip install matplotlib")
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -107,7 +111,10 @@ def main():
                 title="settings: colours as at left", title_fontsize=6, fontsize=6)
     fig.suptitle(f"hoshi accuracy --errors: {a.csv}")
     fig.tight_layout()
-    fig.savefig(a.out, dpi=120)
+    try:
+        fig.savefig(a.out, dpi=120)
+    except OSError as e:
+        sys.exit(f"{a.out}: {e.strerror}")
     print(f"wrote {a.out}")
 
 

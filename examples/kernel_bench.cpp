@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "example_args.hpp"
 #include "tree/group_kernels.hpp"
 using namespace hoshi;
 using namespace hoshi::group_kernels;
@@ -25,9 +26,10 @@ double best_seconds(F&& f, int reps) {
   return best;
 }
 
-int main(int argc, char** argv) {
-  const std::size_t nt = argc > 1 ? atol(argv[1]) : 96, ns = argc > 2 ? atol(argv[2]) : 704;
-  const std::size_t nc = argc > 3 ? atol(argv[3]) : 336, nf = argc > 4 ? atol(argv[4]) : 160;
+int run(int argc, char** argv) {
+  const examples::Args a(argc, argv);
+  const std::size_t nt = a.count(1, "targets", 96), ns = a.count(2, "sources", 704);
+  const std::size_t nc = a.count(3, "cells", 336), nf = a.count(4, "far cells", 160);
   GroupBuffers g;
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
@@ -53,8 +55,7 @@ int main(int argc, char** argv) {
   const FlushDenormals ftz;
   const int reps = 400;
   const VecF zero(0.0f), one(1.0f);
-  const double pp =
-      best_seconds([&] { pp_kernel<kBlockPP, false>(g, zero, one, out); }, reps);
+  const double pp = best_seconds([&] { pp_kernel<kBlockPP, false>(g, zero, one, out); }, reps);
   const double pc = best_seconds([&] { pc_kernel<kBlockPC, 2>(g, zero, out); }, reps);
   const double pc1 = best_seconds([&] { pc_kernel<kBlockPC, 1>(g, zero, out); }, reps);
   float coef[kLocalCount];
@@ -69,4 +70,11 @@ int main(int argc, char** argv) {
       " | M2L %.2f ns/cell | L2P %.2f ns/target (checksum %.3g)\n",
       1e9 * pp / pairs, 1e9 * pc / terms, pc / terms / (pp / pairs), 1e9 * pc1 / terms,
       1e9 * m2 / double(nf), 1e9 * lp / double(nt), double(o[0][0]) + coef[0]);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return hoshi::examples::run_main("kernel_bench",
+                                   "kernel_bench [targets=96] [sources=704] [cells=336] [far=160]",
+                                   [&] { return run(argc, argv); });
 }

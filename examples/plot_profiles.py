@@ -27,7 +27,11 @@ def main():
     stems = sorted(p[: -len("_radial.csv")] for p in glob.glob(os.path.join(d, "*_radial.csv")))
     if not stems:
         sys.exit(f"no *_radial.csv in {d}")
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit(f"{sys.argv[0]}: needs matplotlib: run it with .venv/bin/python (scripts/setup.sh "
+                 "test installs it there), or pip install matplotlib")
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -54,7 +58,10 @@ def main():
     for a in ax:
         a.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(out, dpi=90)
+    try:
+        fig.savefig(out, dpi=90)
+    except OSError as e:
+        sys.exit(f"{out}: {e.strerror}")
     print(f"wrote {out}")
 
 

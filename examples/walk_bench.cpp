@@ -16,6 +16,7 @@
 #include <ctime>
 #include <vector>
 
+#include "example_args.hpp"
 #include "ic/ic.hpp"
 #include "solver/solver.hpp"
 #include "tree/octree.hpp"
@@ -28,16 +29,17 @@ static double now(clockid_t id) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-int main(int argc, char** argv) {
-  const std::size_t n = argc > 1 ? atol(argv[1]) : 1000000;
-  const int reps = argc > 2 ? atoi(argv[2]) : 3;
+int run(int argc, char** argv) {
+  const examples::Args a(argc, argv);
+  const std::size_t n = a.count(1, "N", 1000000);
+  const int reps = static_cast<int>(a.count(2, "R", 3));
   TreeBuildParams bp;
-  bp.theta = argc > 3 ? atof(argv[3]) : 0.65;
+  bp.theta = a.number(3, "theta", 0.65);
   TreeWalkConfig wc;
-  wc.n_group = argc > 4 ? atoi(argv[4]) : 128;
-  bp.n_leaf = argc > 5 ? atoi(argv[5]) : 16;
-  const double ratio = argc > 6 ? atof(argv[6]) : kLocalRatio;
-  const double alpha = argc > 7 ? atof(argv[7]) : 0;
+  wc.n_group = static_cast<int>(a.count(4, "n_group", 128));
+  bp.n_leaf = static_cast<int>(a.count(5, "n_leaf", 16));
+  const double ratio = a.number(6, "local_ratio", kLocalRatio, /*positive=*/false);
+  const double alpha = a.number(7, "alpha", 0, /*positive=*/false);
   wc.local_ratio = local_ratio_for(ratio, wc.criterion, bp.theta, 0, wc.order);
   ParticleSet p = make_plummer(n, 1);
   Octree tree;
@@ -74,4 +76,13 @@ int main(int argc, char** argv) {
       n, alpha > 0 ? "relative" : "barnes94", bp.theta, alpha, wc.n_group, bp.n_leaf,
       wc.local_ratio, nt, best_cpu / nt, best_wall, double(c.pp) / n, double(c.pc) / n,
       double(c.m2l) / n);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return hoshi::examples::run_main(
+      "walk_bench",
+      "walk_bench [N=1000000] [R=3] [theta=0.65] [n_group=128] [n_leaf=16] [local_ratio] "
+      "[alpha=0]",
+      [&] { return run(argc, argv); });
 }
