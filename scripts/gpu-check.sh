@@ -236,8 +236,10 @@ unset HOSHI_REQUIRE_CUDA CUDA_LAUNCH_BLOCKING  # asynchronous launches for the t
 timing=$(($(left) - 15))
 [ "$timing" -ge 60 ] || timing=60
 stamp "timing (budget $timing s)"
-# timeout: a hung kernel must not take the command's whole time (the table so far is kept).
-timeout -k 10 $((timing + 60)) "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" \
+# timeout: a hung kernel must not take the command's whole time (the table so far is kept); 20 s
+# past the budget, so that the command ends within GPU_CHECK_SECONDS + ~45 s (it was + 60 s,
+# which with the unpacking could pass the device call's limit and lose the closing summary).
+timeout -k 10 $((timing + 20)) "$bin/hoshi_gpu_bench" --direct "${GPU_CHECK_DIRECT:-12:20}" \
   --tree "${GPU_CHECK_TREE:-16:24}" --step "${GPU_CHECK_STEP:-20:24}" \
   --direct-targets "${GPU_CHECK_DIRECT_TARGETS:-2,2p,4,4p}" \
   --walk "${GPU_CHECK_WALKS:-particle,group,lists}" --repeats "${GPU_CHECK_REPEATS:-5}" \
