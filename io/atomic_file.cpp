@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <regex>
@@ -219,7 +220,10 @@ bool process_alive(long pid) {
 
 // Removes the temporaries .NAME.tmp.PID.K in `dir` (for every NAME, or `only` NAME if given)
 // whose writer is neither this process nor alive.
-int remove_dead_temporaries(const std::string& dir, const std::string& only) {
+// `any_writer`: the temporaries of the names it accepts are removed whatever process id they
+// carry (the caller holds the directory: no writer of them is alive).
+int remove_dead_temporaries(const std::string& dir, const std::string& only,
+                            const std::function<bool(const std::string&)>& any_writer = {}) {
   static const std::regex temp(R"(\.(.+)\.tmp\.(\d{1,18})\.\d+)");
   int removed = 0;
   std::error_code ec;
@@ -229,7 +233,9 @@ int remove_dead_temporaries(const std::string& dir, const std::string& only) {
     if (!e.is_regular_file(ec) || !std::regex_match(name, m, temp)) continue;
     if (!only.empty() && m[1].str() != only) continue;
     const long pid = std::stol(m[2].str());
-    if (pid == static_cast<long>(::getpid()) || process_alive(pid)) continue;
+    if (!(any_writer && any_writer(m[1].str())) &&
+        (pid == static_cast<long>(::getpid()) || process_alive(pid)))
+      continue;
     if (fs::remove(e.path(), ec)) ++removed;
   }
   return removed;
@@ -239,6 +245,11 @@ int remove_dead_temporaries(const std::string& dir, const std::string& only) {
 
 int remove_stale_temporaries(const std::string& dir) {
   return remove_dead_temporaries(dir, "");
+}
+
+int remove_stale_temporaries(const std::string& dir,
+                             const std::function<bool(const std::string&)>& held) {
+  return remove_dead_temporaries(dir, "", held);
 }
 
 int remove_stale_temporaries_of(const std::string& path) {

@@ -87,6 +87,12 @@ class TemporaryOutput {
 // process PID is neither this one nor alive: a concurrent writer's are kept); returns how
 // many. Nothing else is touched.
 int remove_stale_temporaries(const std::string& dir);
+// The same, and the temporaries of the names `held` accepts whatever process id they carry: for
+// a run that holds the directory (DirectoryLock), whose outputs no other live process writes
+// (the id of a killed run's temporary may be a live process of another node or container, or
+// this one's: PID 1 in a container, again after a restart).
+int remove_stale_temporaries(const std::string& dir,
+                             const std::function<bool(const std::string&)>& held);
 // The same for the temporaries of one file (.NAME.tmp.PID.K beside `path`, NAME its file
 // name). TemporaryOutput calls it when it opens, so that an interrupted streamed output (a
 // killed `hoshi accuracy --errors`) leaves nothing behind once the file is written again.

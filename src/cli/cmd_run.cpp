@@ -495,6 +495,26 @@ bool same_forces(const std::string& a, const std::string& b) {
   return true;
 }
 
+// Whether `name` is one of a run's outputs: energy.csv, the checkpoint, the tipsy units file,
+// snapshot_NNN.* in any format (with a tipsy file's own .param) and frame_NNN.png.
+bool is_run_output_name(const std::string& name) {
+  bool ours = name == "energy.csv" || name == kCheckpointName || name == kTipsyUnitsName ||
+              io::numbered_output_name(name, "frame_", ".png") ||
+              io::numbered_output_name(name, "snapshot_", ".tipsy.param");
+  for (const char* ext : kSnapshotExtensions)
+    ours = ours || io::numbered_output_name(name, "snapshot_", ext);
+  return ours;
+}
+
+// The temporaries a killed run left in `dir`: of dead processes, and, where this run holds the
+// directory (`held`: DirectoryLock), those of the run's own output names whatever process id
+// they carry (a live process of another node, or this one's as PID 1 in a new container: a
+// checkpoint-sized temporary stayed through every restart). Returns how many it removed.
+int remove_run_temporaries(const std::string& dir, bool held) {
+  return held ? io::remove_stale_temporaries(dir, is_run_output_name)
+              : io::remove_stale_temporaries(dir);
+}
+
 // What an earlier run wrote into a directory that --overwrite reuses: its energy.csv,
 // checkpoint, snapshots and frames, which this run would replace only in part (a shorter run
 // left the earlier run's later snapshots beside its own, one series made of two runs).
@@ -503,7 +523,7 @@ bool same_forces(const std::string& a, const std::string& b) {
 // file's .param). Says how many it removed. Only where an earlier hoshi run was (its
 // energy.csv or checkpoint): Gadget-4, AREPO and SWIFT also name their outputs
 // snapshot_NNN.hdf5, and a directory of theirs keeps them.
-void remove_earlier_run_outputs(const std::string& dir, const std::string& input) {
+void remove_earlier_run_outputs(const std::string& dir, const std::string& input, bool held) {
   namespace fs = std::filesystem;
   {
     std::ifstream log(dir + "/energy.csv");
@@ -548,11 +568,7 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     if (!e.is_regular_file(ec)) continue;
     const std::string name = e.path().filename().string();
-    bool ours = name == "energy.csv" || name == kCheckpointName || name == kTipsyUnitsName ||
-                io::numbered_output_name(name, "frame_", ".png") ||
-                io::numbered_output_name(name, "snapshot_", ".tipsy.param");
-    for (const char* ext : kSnapshotExtensions)
-      ours = ours || io::numbered_output_name(name, "snapshot_", ext);
+    bool ours = is_run_output_name(name);
     const bool is_input = std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& in) {
       std::error_code eq;
       return fs::equivalent(e.path(), in, eq);
@@ -568,7 +584,7 @@ void remove_earlier_run_outputs(const std::string& dir, const std::string& input
                                ec.message());
   // And the temporaries of a run that was killed (a restart removes them; a run killed before
   // its first checkpoint cannot be restarted, and its half-written snapshot stayed).
-  const std::size_t stale = static_cast<std::size_t>(io::remove_stale_temporaries(dir));
+  const std::size_t stale = static_cast<std::size_t>(remove_run_temporaries(dir, held));
   if (!old.empty() || stale > 0)  // said with --quiet too: files were deleted
     std::cout << "hoshi run: --overwrite: removed " << old.size() + stale
               << " output file(s) of an earlier run from " << dir << "/\n";
@@ -1357,13 +1373,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // Typed or in the parameter file, not the checkpoint's own (a stored --dt is an option
     // layer too, and every restart repeated the first part's warnings).
     const bool dt_given = given("dt");
-    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint] {
+    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint, &lock] {
       // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
       if (dt_given) warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
-      io::remove_stale_temporaries(cfg.out_dir);  // half-written files of a killed run
+      remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
       // And its whole files written after the checkpoint, as its energy.csv rows (said with
       // --quiet too: files were deleted).
       if (const std::size_t n = remove_outputs_after_checkpoint(cfg.out_dir, after_checkpoint.first,
@@ -1458,7 +1474,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       warn_step(cfg, p);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
-      remove_earlier_run_outputs(cfg.out_dir, ic_name);
+      remove_earlier_run_outputs(cfg.out_dir, ic_name, lock.held());
     };
   }
   outputs.forces = describe_forces(cfg.solver, p.size());
