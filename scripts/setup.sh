@@ -74,7 +74,7 @@ cmake --build "$build" -j "$jobs"
 case "$mode" in
   run)
     cd "$root"
-    "$build/hoshi" run --overwrite
+    "$build/hoshi" run --snapshot-every 10 --overwrite
     ;;
   test)
     cd "$build"

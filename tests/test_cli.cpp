@@ -563,7 +563,8 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
             d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("dynamical times sqrt(r_p^3 / (G M)) = 0.001 of the two bodies' "
-                       "pericentre passage; steps this long do not follow their orbits (try "
+                       "pericentre passage; steps this long do not follow their orbits (the "
+                       "limits allow --dt up to 0.00025; try "
                        "--dt 6.103515625e-05 = 1/16384)"),
             std::string::npos)
       << r.err;
@@ -652,6 +653,13 @@ TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
     EXPECT_LE(dt, 0.2 * scale) << r.err;
     EXPECT_GT(dt, 0.1 * scale) << r.err;
     EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << r.err;
+    // The longest step the limits allow is said too: the softening's 0.3 of its measure, or
+    // the orbits' where that is shorter; the suggestion keeps a margin below it.
+    const auto allowed = r.err.find("allow --dt up to ");
+    ASSERT_NE(allowed, std::string::npos) << r.err;
+    const double limit = std::stod(r.err.substr(allowed + 17));
+    EXPECT_LE(limit, 0.3 * scale * (1 + 1e-5)) << r.err;
+    EXPECT_GT(limit, dt) << r.err;
   }
   // --eta sets the step from the same measure: nothing to warn of.
   Result r =
@@ -771,6 +779,23 @@ TEST(Cli, BadInputFilesExitTwoNamingFileLineAndField) {
             std::string::npos)
       << two.err;
   EXPECT_FALSE(fs::exists(d / "f.csv"));
+}
+
+// --restart of a directory that is not a run's says so (it was "DIR/checkpoint.hdf5: field
+// file: value missing (no such file)").
+TEST(Cli, RestartOfADirectoryWithoutACheckpointSaysSo) {
+  const fs::path d = scratch();
+  const std::string none = (d / "none").string(), empty = (d / "empty").string();
+  fs::create_directories(empty);
+  for (const auto& [dir, says] :
+       {std::pair{none, ": no such directory (give a run's output directory"},
+        std::pair{empty, ": no checkpoint.hdf5 there"}}) {
+    const Result r = hoshi("run --restart " + dir, d);
+    EXPECT_EQ(r.status, 2) << dir;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("--restart " + dir + says), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(fs::is_empty(empty));
 }
 
 // A directory given as an input file is named as one by every command (it was "value missing

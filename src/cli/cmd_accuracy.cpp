@@ -223,9 +223,9 @@ int cmd_accuracy(int argc, char** argv) {
   csv << "criterion,order,walk,theta,alpha,err_p50,err_p90,err_p99,err_p999,err_max,pot_err_p50,"
          "pot_err_p99,pp_per_particle,pc_per_particle,seconds,n,targets,softening,kernel,G,"
          "n_leaf,n_group,local_ratio,backend\n";
-  std::printf("%-9s %5s %-8s %6s %7s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s\n", "criterion",
+  std::printf("%-9s %5s %-8s %6s %7s %10s %10s %10s %10s %10s %11s %11s %9s %9s %9s\n", "criterion",
               "order", "walk", "theta", "alpha", "err_p50", "err_p90", "err_p99", "err_p999",
-              "err_max", "pot_p50", "pot_p99", "pp/part", "pc/part", "seconds");
+              "err_max", "pot_err_p50", "pot_err_p99", "pp/part", "pc/part", "seconds");
   const double n = static_cast<double>(p.size());
   // The settings measured so far, "auto" resolved: a list naming one setting twice ("--alpha
   // auto,0.02", "--walk auto,group") gives one row, and a note (the rows were repeated).
@@ -314,7 +314,7 @@ int cmd_accuracy(int argc, char** argv) {
                 << used.tree.n_leaf << "," << used.tree.n_group << ","
                 << number_text(used.tree.local_ratio) << "," << solver->backend() << "\n";
             std::printf(
-                "%-9s %5d %-8s %6s %7s %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %10.3e %9.1f "
+                "%-9s %5d %-8s %6s %7s %10.3e %10.3e %10.3e %10.3e %10.3e %11.3e %11.3e %9.1f "
                 "%9.1f %9.4f\n",
                 to_string(crit).c_str(), order, to_string(used.tree.walk).c_str(),
                 *theta_text ? theta_text : "-", *alpha ? alpha : "-", e.p50, e.p90, e.p99, e.p999,

@@ -359,10 +359,11 @@ int cmd_analyze(int argc, char** argv) {
     }
   int name_width = 24;  // the names' column, wide enough for the longest (it ran into the next)
   for (const auto& n : names) name_width = std::max(name_width, static_cast<int>(n.size()) + 2);
-  std::string last_softening_note;       // the softening and kernel last named
-  std::string last_kernel_note;          // and the kernel taken with a given --softening
-  std::vector<std::string> without_G;    // snapshots with neither units nor G, for the note
-  std::vector<std::string> without_eps;  // --bound: snapshots that record no softening
+  std::string last_softening_note;        // the softening and kernel last named
+  std::string last_kernel_note;           // and the kernel taken with a given --softening
+  std::vector<std::string> without_G;     // snapshots with neither units nor G, for the note
+  std::vector<std::string> without_time;  // CSV files: no time to show (their rows say 0)
+  std::vector<std::string> without_eps;   // --bound: snapshots that record no softening
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
@@ -382,6 +383,7 @@ int cmd_analyze(int argc, char** argv) {
     }
     const ParticleSet& p = r.count("ids") ? selected : all;
     const double t = s.time;
+    if (s.format == io::SnapshotFormat::csv) without_time.push_back(path);
     // G of the snapshot's units (vcirc and the bound mass), unless -G is given.
     SolverConfig snap_cfg = cfg;
     if (!given_G(r)) {
@@ -516,6 +518,10 @@ int cmd_analyze(int argc, char** argv) {
     std::cerr << "hoshi analyze: note: " << files_record(without_eps)
               << " no softening: the bound mass is that of the unsoftened potential (--softening "
                  "sets one)\n";
+  if (!without_time.empty())
+    std::cerr << "hoshi analyze: note: " << files_record(without_time)
+              << " no time (CSV): their time column is 0 (a run's snapshot_NNN.csv is at t = NNN "
+                 "times its --snapshot-every)\n";
   if (!without_G.empty())
     std::cerr << "hoshi analyze: note: " << files_record(without_G)
               << " no units or G: G = 1 was assumed for "

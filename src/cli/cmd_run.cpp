@@ -100,7 +100,8 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("0.25"))(
       "overwrite",
       "reuse an existing non-empty output directory, first removing an earlier run's outputs "
-      "there (energy.csv, checkpoint, snapshot_NNN.*, frame_NNN.png; nothing else)")(
+      "there (energy.csv, checkpoint, snapshot_NNN.*, snapshot.param, frame_NNN.png; nothing "
+      "else)")(
       "quiet",
       "no parameter list, progress display, per-output lines or timing table (notes about the "
       "input and output and the closing two-line summary stay)")(
@@ -111,7 +112,8 @@ void add_run_options(cxxopts::Options& o) {
       "write OUT/snapshot_NNN at the first step at or after each multiple of this time (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "snapshot-format",
-      "snapshot format: hdf5, tipsy (their units in OUT/snapshot.param), gadget or csv",
+      "snapshot format: hdf5, tipsy (their units in OUT/snapshot.param), gadget or csv (no "
+      "time, units or G: snapshot_NNN.csv is at t = NNN times --snapshot-every)",
       cxxopts::value<std::string>()->default_value("hdf5"))(
       "checkpoint-every",
       "write OUT/checkpoint.hdf5 at the first step at or after each multiple of this time "
@@ -272,6 +274,10 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
   const bool softening = scale > 0 && cfg.dt > kSofteningStepLimit * scale;
   if (!orbits && !softening) return;
   const double suggest = std::min(orbits ? d.t / 16 : HUGE_VAL, softening ? 0.2 * scale : HUGE_VAL);
+  // The longest step both limits allow, said with the suggestion, which keeps a margin below
+  // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
+  const double limit =
+      std::min(d.t > 0 ? 0.25 * d.t : HUGE_VAL, scale > 0 ? kSofteningStepLimit * scale : HUGE_VAL);
   std::ostringstream s;
   s << "hoshi run: warning: --dt " << cfg.dt << " is ";
   if (orbits) {
@@ -291,7 +297,7 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
         : orbits            ? "do not follow their orbits"
                             : "do not resolve encounters within the softening and the energy "
                               "drifts")
-    << " (try --dt " << power_of_two_step(suggest)
+    << " (the limits allow --dt up to " << limit << "; try --dt " << power_of_two_step(suggest)
     << (softening ? ", or --eta 0.1)"
         : eps > 0 ? ", or --eta)"
                   : ")")
@@ -306,14 +312,15 @@ void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
   std::ostringstream s;
   s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt " << cfg.dt
     << " is " << cfg.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale << " (eps "
-    << cfg.solver.eps << ", max|a| " << o.max_acceleration << "; ";
+    << cfg.solver.eps << ", max|a| " << o.max_acceleration << "; at the start ";
   if (o.scale_at_start > 0)
-    s << cfg.dt / o.scale_at_start << " of its measure";
+    s << "the step was " << cfg.dt / o.scale_at_start << " of it";
   else
-    s << "no forces";
-  s << " at the start): steps this long no longer resolve encounters within the "
-       "softening and the energy drifts (try --dt "
-    << power_of_two_step(0.2 * o.scale) << ", or --eta 0.1)\n";
+    s << "there were no forces";
+  s << "): steps this long no longer resolve encounters within the "
+       "softening and the energy drifts (the limit allows --dt up to "
+    << kSofteningStepLimit * o.scale << "; try --dt " << power_of_two_step(0.2 * o.scale)
+    << ", or --eta 0.1)\n";
   std::cerr << s.str();
 }
 
@@ -921,6 +928,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   if (restart) {
     restart_dir = without_trailing_slashes(first["restart"].as<std::string>());
     const std::string file = restart_dir + "/" + kCheckpointName;
+    // Not a run's directory: said so (it was "field file: value missing (no such file)").
+    std::error_code ec;
+    if (!fs::is_directory(restart_dir, ec))
+      throw std::invalid_argument("--restart " + restart_dir +
+                                  ": no such directory (give a run's output directory, --out)");
+    if (!fs::exists(file, ec))
+      throw std::invalid_argument("--restart " + restart_dir + ": no " + kCheckpointName +
+                                  " there (a run writes it when it ends or stops, and with "
+                                  "--checkpoint-every; is this a run's output directory?)");
     checkpoint = io::read_hdf5_snapshot(file);
     // Settings every checkpoint records (every version has stored each run option with a
     // default): one missing is a damaged file, whose run went on with the defaults unsaid (a
@@ -1502,7 +1518,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
               << (cfg.eta > 0 ? "adaptive dt, eta " : "dt ") << (cfg.eta > 0 ? cfg.eta : cfg.dt)
               << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening)
               << "), units " << units.name << " (G = " << cfg.solver.G << "), " << threads
-              << " threads, output " << cfg.out_dir << "/\n";
+              << (threads == 1 ? " thread" : " threads") << ", output " << cfg.out_dir << "/\n";
     if (restart)
       std::cout << "continuing from " << restart_dir << "/" << kCheckpointName << " at step "
                 << start.step << ", t = " << start.time << "\n";
@@ -1533,14 +1549,14 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     written.G = cfg.solver.G;
     const std::string lost = io::unrecorded_units(outputs.snapshot_format, written);
     if (outputs.snapshots.every > 0 && !lost.empty())
-      std::cout << "note: a " << io::to_string(outputs.snapshot_format)
+      std::cout << "hoshi run: note: a " << io::to_string(outputs.snapshot_format)
                 << " snapshot cannot record units or G: " << lost << "\n";
     // Checkpoints are HDF5 whatever the snapshot format (and one may be written on a signal).
     const std::string other_G = io::units_imply_another_G(io::SnapshotFormat::hdf5, written);
     const bool hdf5_snapshots =
         outputs.snapshots.every > 0 && outputs.snapshot_format == io::SnapshotFormat::hdf5;
     if (!other_G.empty())
-      std::cout << "note: HDF5 output ("
+      std::cout << "hoshi run: note: HDF5 output ("
                 << (hdf5_snapshots ? "checkpoints, snapshots" : "checkpoints") << "): " << other_G
                 << "\n";
   }

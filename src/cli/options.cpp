@@ -249,7 +249,11 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
       "softening", "softening length eps (Plummer-equivalent)" + softening_note,
       cxxopts::value<std::string>()->default_value(default_eps))(
       "kernel",
-      "softening kernel: plummer or spline (Gadget cubic spline, Newtonian beyond 2.8 eps)",
+      std::string("softening kernel: plummer or spline (Gadget cubic spline, Newtonian beyond "
+                  "2.8 eps)") +
+          (default_eps == "auto" ? "; for a particle file that records one (a hoshi run's), "
+                                   "that kernel unless --kernel is given"
+                                 : ""),
       cxxopts::value<std::string>()->default_value("plummer"))(
       "theta",
       "tree opening angle; auto: 0.65 for the CPU group walk, 0.5 for the per-particle walks, "
