@@ -12,6 +12,7 @@ HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_accuracy}
 N=${N:-100000}
 TARGETS=${TARGETS:-1000}
+check_python_setting
 claim_out_dir "$OUT" accuracy.png errors.png
 "$HOSHI" accuracy --ic hernquist -n "$N" --seed 1 --softening 0.001 --targets "$TARGETS" \
   --theta 0.3,0.4,0.5,0.6,0.7,0.8 --criterion barnes94,bmax --order 1,2 --walk group \

@@ -51,7 +51,7 @@ double quantile(const std::vector<double>& v, double q) {
 int run(int argc, char** argv) {
   const examples::Args a(argc, argv);
   if (argc < 4) throw std::invalid_argument("N, CRITERION and PARAM are needed");
-  const std::size_t n = a.count(1, "N", 0, 2);  // errors need another particle
+  const std::size_t n = a.count(1, "N", 0, 2, LLONG_MAX);  // errors need another particle
   const Criterion criterion = parse_criterion(argv[2]);
   const double param = a.number(3, "PARAM", 0);
   const int n_group = static_cast<int>(a.count(4, "n_group", kCudaGroupSize));

@@ -3,6 +3,8 @@
 // then the usage, and exit status 2 (they crashed on 0, aborted on a word, printed inf or nan).
 #pragma once
 
+#include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,14 +20,18 @@ class Args {
 
   bool given(int i) const { return i < argc_; }
 
-  // Argument i (1-based) as a whole number >= min; `fallback` when absent.
-  long long count(int i, const char* name, long long fallback, long long min = 1) const {
+  // Argument i (1-based) as a whole number from min to max (an int's range by default, which
+  // most of them go into); `fallback` when absent.
+  long long count(int i, const char* name, long long fallback, long long min = 1,
+                  long long max = INT_MAX) const {
     if (!given(i)) return fallback;
     char* end = nullptr;
+    errno = 0;
     const long long v = std::strtoll(argv_[i], &end, 10);
-    if (end == argv_[i] || *end != '\0' || v < min)
+    if (end == argv_[i] || *end != '\0' || errno == ERANGE || v < min || v > max)
       throw std::invalid_argument(std::string("invalid ") + name + " '" + argv_[i] +
-                                  "' (a whole number >= " + std::to_string(min) + ")");
+                                  "' (a whole number from " + std::to_string(min) + " to " +
+                                  std::to_string(max) + ")");
     return v;
   }
 

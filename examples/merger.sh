@@ -13,6 +13,7 @@ HOSHI=${HOSHI:-$(cd "$(dirname "$0")/.." && pwd)/build/hoshi}
 OUT=${1:-out_merger}
 N=${N:-10000}
 T=${T_END:-16}
+check_python_setting
 claim_out_dir "$OUT" merger.mp4 merger_sheet.png
 # Four snapshots over the run, the last at its end (--snapshot-every 4 for the default 16: a
 # shorter T_END had none after t = 0).

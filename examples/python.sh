@@ -5,11 +5,6 @@ _hoshi_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _hoshi_example=$(basename "$0" .sh)
 if [ -n "${PYTHON:-}" ]; then
   PY=$PYTHON
-  # Said before anything runs (it ran the simulations, then failed, or said "no matplotlib").
-  if ! command -v "$PY" >/dev/null 2>&1; then
-    echo "$_hoshi_example: PYTHON=$PY: not found" >&2
-    exit 2
-  fi
 elif [ -x "$_hoshi_root/.venv/bin/python" ]; then
   PY=$_hoshi_root/.venv/bin/python
 else
@@ -29,8 +24,18 @@ plots_available() {
   return 1
 }
 
+# For the examples that plot in Python: a PYTHON= that names no program is said before the
+# simulations run (they ran, then the plot said "no matplotlib").
+check_python_setting() {
+  if [ -n "${PYTHON:-}" ] && ! command -v "$PY" >/dev/null 2>&1; then
+    echo "$_hoshi_example: PYTHON=$PY: not found" >&2
+    exit 2
+  fi
+}
+
 # For the examples whose table is computed in Python: said before the simulations run.
 require_python() {
+  check_python_setting
   if ! command -v "$PY" >/dev/null 2>&1; then
     echo "$_hoshi_example: needs Python 3 for its table: no $PY (scripts/setup.sh test makes" \
       ".venv; or set PYTHON)" >&2
@@ -50,7 +55,8 @@ claim_out_dir() {
     echo "$_hoshi_example: $out exists and is not a directory" >&2
     exit 2
   fi
-  if [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && [ ! -e "$out/$marker" ] &&
+  # A run's lock file alone (a run that failed at its start) leaves a directory empty.
+  if [ -d "$out" ] && [ -n "$(ls -A "$out" | grep -vx '.hoshi.lock')" ] && [ ! -e "$out/$marker" ] &&
     [ "${FORCE:-0}" != 1 ]; then
     echo "$_hoshi_example: $out is not empty and not an earlier output of this example" \
       "(give a new directory, or FORCE=1 to let hoshi --overwrite reuse it)" >&2

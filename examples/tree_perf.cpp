@@ -30,7 +30,7 @@ static long vm(const char* key) {  // kB
 int run(int argc, char** argv) {
   const examples::Args a(argc, argv);
   if (!a.given(1)) throw std::invalid_argument("N missing");
-  const size_t n = a.count(1, "N", 0);
+  const size_t n = a.count(1, "N", 0, 1, LLONG_MAX);
   const int reps = static_cast<int>(a.count(2, "R", 3));
   ParticleSet p = make_plummer(n, 1);
   long rss0 = vm("VmRSS:");

@@ -31,7 +31,7 @@ static double now(clockid_t id) {
 
 int run(int argc, char** argv) {
   const examples::Args a(argc, argv);
-  const std::size_t n = a.count(1, "N", 1000000);
+  const std::size_t n = a.count(1, "N", 1000000, 1, LLONG_MAX);
   const int reps = static_cast<int>(a.count(2, "R", 3));
   TreeBuildParams bp;
   bp.theta = a.number(3, "theta", 0.65);

@@ -291,6 +291,8 @@ void check_output_dir(const std::string& dir, bool overwrite) {
 DirectoryLock::DirectoryLock(const std::string& dir, const std::string& option) {
   const std::string path = dir + "/" + kDirectoryLockName;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Another user's lock file in a shared directory: flock needs no write access.
+  if (fd_ < 0 && errno == EACCES) fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) return;  // unwritable: the run's own writes will say so
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;

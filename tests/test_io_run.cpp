@@ -12,6 +12,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -293,6 +294,21 @@ TEST(IoRun, RestartRemovesTheOutputsWrittenAfterItsCheckpoint) {
        {"snapshot_006.hdf5", "snapshot_008.hdf5", "frame_006.png", "frame_008.png"})
     EXPECT_FALSE(fs::exists(a + "/" + name)) << name;
   EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_005.hdf5").info.time, 1.25);
+  // The run's own input in the directory, numbered past the checkpoint, stays (--overwrite kept
+  // it as the input; the restart removed it, the earlier run's only copy of that state).
+  const std::string b = dir.file("B");
+  ASSERT_EQ(hoshi(kRun + "--t-end 2 --snapshot-every 0.25 --out " + b, log), 0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --ic " + b +
+                      "/snapshot_008.hdf5 --dt 0.0625 --solver direct --quiet "
+                      "--t-end 1 --snapshot-every 0.25 --overwrite --out " +
+                      b,
+                  log),
+            0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1.5", log), 0) << test::read_all(log);
+  EXPECT_TRUE(fs::exists(b + "/snapshot_008.hdf5"));
+  EXPECT_TRUE(fs::exists(b + "/snapshot_006.hdf5"));
 }
 
 // Two runs in one directory at once: the second is refused before it touches anything, naming
@@ -340,7 +356,11 @@ TEST(IoRun, AClosedLogPipeStopsTheRunWithACheckpoint) {
                           " run --ic plummer -n 64 --dt 0.0625 --solver direct --t-end 1000 "
                           "--out " +
                           a + " 2>" + err + " | head -1 >/dev/null'";
+  // SIGPIPE at its default, as in a shell (a harness that ignores it passes that on, and a run
+  // that starts with it ignored keeps it so: its writes to the pipe just fail).
+  const auto old = std::signal(SIGPIPE, SIG_DFL);
   const int rc = std::system(cmd.c_str());
+  std::signal(SIGPIPE, old);
   ASSERT_TRUE(WIFEXITED(rc));
   EXPECT_EQ(WEXITSTATUS(rc), 0) << test::read_all(err);
   EXPECT_NE(test::read_all(err).find("stopped by signal " + std::to_string(SIGPIPE)),
@@ -472,6 +492,9 @@ TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
   if (pid == 0) {
     const std::string out = s, slog = dir.file("slog");
     freopen(slog.c_str(), "w", stdout);
+    // As from a terminal: a test run in the background of a non-interactive shell (a CI job)
+    // has SIGINT ignored, which the run then keeps ignoring, as a background job should.
+    std::signal(GetParam(), SIG_DFL);
     execl(HOSHI_EXE, HOSHI_EXE, "run", "--ic", "plummer", "-n", "64", "--dt", "0.01", "--solver",
           "direct", "--t-end", "1e6", "--output-every", "0.05", "--out", out.c_str(),
           static_cast<char*>(nullptr));
@@ -509,6 +532,39 @@ TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
   expect_same_particles(read_hdf5_snapshot(s + "/checkpoint.hdf5").particles,
                         read_hdf5_snapshot(u + "/checkpoint.hdf5").particles);
   EXPECT_EQ(test::read_all(s + "/energy.csv"), test::read_all(u + "/energy.csv"));
+}
+
+// A stop signal the run started with ignored stays ignored: `nohup hoshi run &` goes on past
+// the terminal's SIGHUP at logout (catching it stopped the run at the next step).
+TEST(IoRun, ASignalIgnoredAtTheStartStaysIgnored) {
+  ScratchDir dir("run");
+  const std::string s = dir.file("S"), slog = dir.file("slog");
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen(slog.c_str(), "w", stdout);
+    std::signal(SIGHUP, SIG_IGN);  // nohup
+    execl(HOSHI_EXE, HOSHI_EXE, "run", "--ic", "plummer", "-n", "64", "--dt", "0.01", "--solver",
+          "direct", "--t-end", "100", "--output-every", "0.05", "--out", s.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  int rows = 0;
+  while (rows < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const std::string text = test::read_all(s + "/energy.csv");
+    rows = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  }
+  ASSERT_GE(rows, 4) << "the run did not start";
+  kill(pid, SIGHUP);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << test::read_all(slog);
+  EXPECT_EQ(test::read_all(slog).find("stopped by signal"), std::string::npos)
+      << test::read_all(slog);
+  EXPECT_EQ(state(read_hdf5_snapshot(s + "/checkpoint.hdf5"), "time"), 100.0);
 }
 
 TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {

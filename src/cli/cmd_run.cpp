@@ -1,5 +1,6 @@
 // hoshi run: a simulation from initial conditions to --t-end, with snapshots, checkpoints,
 // restarts, parameter files, a progress display and clean stops on SIGINT/SIGTERM.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -58,27 +59,47 @@ volatile std::sig_atomic_t g_stop_signal = 0;
 // log` over a dropped ssh session, `| head`), which ended the run without a checkpoint.
 constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
+// Which of kStopSignals the run caught (one ignored when the run started stays ignored:
+// SIGHUP under nohup, SIGINT of a background job; catching it stopped `nohup hoshi run &` at
+// logout).
+volatile std::sig_atomic_t g_caught[std::size(kStopSignals)] = {};
+
 extern "C" void on_stop_signal(int sig) {
   if (g_stop_signal == 0) g_stop_signal = sig;
   // A second signal ends the process at once, whichever of them it is (an INT after a TERM
-  // was caught again). A closed pipe stays ignored: the run's next lines to it, before the
-  // step ends, fail as writes (nothing is read from them).
-  for (int s : kStopSignals) std::signal(s, s == SIGPIPE ? SIG_IGN : SIG_DFL);
+  // was caught again; the handler blocks the others while it runs, so two sent back to back
+  // cannot both be caught). A closed pipe stays ignored: the run's next lines to it, before
+  // the step ends, fail as writes (nothing reads them).
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+    if (g_caught[i]) std::signal(kStopSignals[i], kStopSignals[i] == SIGPIPE ? SIG_IGN : SIG_DFL);
 }
 
+// Catches the stop signals for as long as it lives (until the run's last line is written: a
+// stop on a closed pipe restored SIGPIPE's default before its message, and ended with 141).
 class SignalGuard {
  public:
   SignalGuard() {
     g_stop_signal = 0;
-    for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
-      old_[i] = std::signal(kStopSignals[i], on_stop_signal);
+    struct sigaction act {};
+    act.sa_handler = on_stop_signal;
+    sigemptyset(&act.sa_mask);
+    for (int s : kStopSignals) sigaddset(&act.sa_mask, s);
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+      g_caught[i] = 0;
+      if (sigaction(kStopSignals[i], nullptr, &old_[i]) != 0) continue;
+      if (old_[i].sa_handler == SIG_IGN) continue;  // nohup's, a background job's
+      if (sigaction(kStopSignals[i], &act, nullptr) == 0) g_caught[i] = 1;
+    }
   }
   ~SignalGuard() {
-    for (std::size_t i = 0; i < std::size(kStopSignals); ++i) std::signal(kStopSignals[i], old_[i]);
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+      if (g_caught[i]) sigaction(kStopSignals[i], &old_[i], nullptr);
   }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
 
  private:
-  void (*old_[std::size(kStopSignals)])(int);
+  struct sigaction old_[std::size(kStopSignals)]{};
 };
 
 // ---- options ----------------------------------------------------------------------------
@@ -261,9 +282,9 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
 //    t = 10), 0.21 for a Hernquist sphere (6.5e-4), 0.48 for the Jaffe model; Plummer 4096 at
 //    1/32: 0.46; Hernquist 4096 at 1/64: 0.43, 4.2e-3. The suggestion for it, the power of two
 //    at or below 0.2 of it.
-// A warning, not an error: a short test run may want it.
-void warn_step(const RunConfig& cfg, const ParticleSet& p) {
-  if (cfg.eta > 0 || p.size() < 2) return;
+// A warning, not an error: a short test run may want it. Returns whether it warned.
+bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
+  if (cfg.eta > 0 || p.size() < 2) return false;
   DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
   const double t_peri = pericentre_time(p, cfg.solver.G, cfg.solver.eps);
   const bool pericentre = t_peri > 0 && !(d.t > 0 && d.t <= t_peri);
@@ -272,7 +293,7 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
   const double eps = cfg.solver.eps, a2 = max_acceleration2(p);
   const double scale = softening_step_scale(eps, a2);
   const bool softening = scale > 0 && cfg.dt > kSofteningStepLimit * scale;
-  if (!orbits && !softening) return;
+  if (!orbits && !softening) return false;
   const double suggest = std::min(orbits ? d.t / 16 : HUGE_VAL, softening ? 0.2 * scale : HUGE_VAL);
   // The longest step both limits allow, said with the suggestion, which keeps a margin below
   // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
@@ -303,6 +324,7 @@ void warn_step(const RunConfig& cfg, const ParticleSet& p) {
                   : ")")
     << "\n";
   std::cerr << s.str();
+  return true;
 }
 
 // The softening's limit passed later in the run (RunConfig::step_outgrown: a cold collapse, whose
@@ -443,11 +465,19 @@ bool has_numbered_files(const std::string& dir, const std::string& prefix) {
 // file's .param) and frame_NNN.png numbered at or past the checkpoint's next_snapshot and
 // next_frame (snapshots and frames of a step come before its checkpoint). A restart replaced the
 // killed run's only in part: one that ended sooner, turned the series off or changed the forces
-// left them beside its own, a series of two trajectories. Another code's HDF5 file stays.
-// Returns how many it removed.
+// left them beside its own, a series of two trajectories. Another code's HDF5 file stays, and
+// so does the run's own input (`--ic OUT/snapshot_008.hdf5 --overwrite`, which --overwrite
+// keeps: the restart removed it, the earlier run's only copy of that state) with its tipsy
+// .param. Returns how many it removed.
 std::size_t remove_outputs_after_checkpoint(const std::string& dir, std::int64_t next_snapshot,
-                                            std::int64_t next_frame) {
+                                            std::int64_t next_frame, const std::string& input) {
   namespace fs = std::filesystem;
+  std::vector<fs::path> inputs;
+  if (!input.empty())
+    for (const std::string& path : {input, io::tipsy_param_path(input)}) {
+      std::error_code ex;
+      if (fs::exists(path, ex)) inputs.emplace_back(path);
+    }
   const auto number_at_least = [](const std::string& name, std::size_t skip, std::size_t rest,
                                   std::int64_t next) {
     std::int64_t k = 0;
@@ -468,6 +498,11 @@ std::size_t remove_outputs_after_checkpoint(const std::string& dir, std::int64_t
         after = after || (io::numbered_output_name(name, "snapshot_", rest) &&
                           number_at_least(name, 9, rest.size(), next_snapshot));
     if (after && name.ends_with(".hdf5")) after = io::hdf5_code(e.path().string()) == "hoshi";
+    if (after && std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& in) {
+          std::error_code eq;
+          return fs::equivalent(e.path(), in, eq);
+        }))
+      after = false;
     if (after) later.push_back(e.path());
   }
   for (const auto& f : later)
@@ -753,6 +788,11 @@ class RunOutputs : public RunObserver {
       i.state.emplace_back("time_base", s.time_base);
       i.state.emplace_back("step_base", static_cast<std::int64_t>(s.step_base));
     }
+    // The outgrown-step check's state (RunStart::step_scale_at_start), where it has one.
+    if (std::isfinite(s.step_scale_at_start)) {
+      i.state.emplace_back("step_scale_at_start", s.step_scale_at_start);
+      i.state.emplace_back("step_outgrown_dt", s.step_outgrown_dt);
+    }
     io::write_hdf5_snapshot(out_dir + "/" + kCheckpointName, p, i);
     since_checkpoint_.restart();
   }
@@ -925,6 +965,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   // The output directory, claimed for the whole run (before anything in it is removed, trimmed
   // or written): where it exists, before the run's first force evaluation.
   io::DirectoryLock lock;
+  bool start_warned = false;  // warn_step said something of the step before the run
   if (restart) {
     restart_dir = without_trailing_slashes(first["restart"].as<std::string>());
     const std::string file = restart_dir + "/" + kCheckpointName;
@@ -1278,6 +1319,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // the checkpoint's time where that is off the grid from 0).
     // A value that is no grid of this checkpoint's step is ignored (run_simulation also
     // checks that the checkpoint's time lies on it).
+    // The outgrown-step check's state (absent before 2026-12-02: measured from the restored
+    // state then).
+    if (io::find_param(st, "step_scale_at_start") && io::find_param(st, "step_outgrown_dt")) {
+      start.step_scale_at_start =
+          state_number(st, "step_scale_at_start", file, StateValue::non_negative);
+      start.step_outgrown_dt = state_number(st, "step_outgrown_dt", file, StateValue::non_negative);
+    }
     if (io::find_param(st, "time_base") && io::find_param(st, "step_base")) {
       const double sb = state_number(st, "step_base", file);
       if (sb >= 0 && sb <= static_cast<double>(start.step)) {
@@ -1300,7 +1348,12 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const auto stored_every = [&](const char* key) -> std::optional<double> {
       const io::ParamValue* was = io::find_param(checkpoint.info.parameters, key);
       if (!was) return std::nullopt;
-      return std::stod(io::to_string(*was));
+      // Named with the file and field (a damaged value was "error: stod").
+      const std::optional<double> x = io::to_number(*was);
+      if (!x || !std::isfinite(*x) || *x < 0)
+        throw std::invalid_argument(file + ": field /Parameters/" + key + ": value '" +
+                                    io::to_string(*was) + "' (a number >= 0; a damaged file?)");
+      return *x;
     };
     const auto changed = [&](const char* key) {  // numerically: 0.1 is stored as 0.1000...01
       const std::optional<double> was = stored_every(key);
@@ -1389,17 +1442,19 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // Typed or in the parameter file, not the checkpoint's own (a stored --dt is an option
     // layer too, and every restart repeated the first part's warnings).
     const bool dt_given = given("dt");
-    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint, &lock] {
+    const std::string input = r["ic"].as<std::string>();  // the run's, a file of OUT perhaps
+    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint, &lock,
+                          input, &start_warned] {
       // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
-      if (dt_given) warn_step(cfg, p);
+      if (dt_given) start_warned = warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
       // And its whole files written after the checkpoint, as its energy.csv rows (said with
       // --quiet too: files were deleted).
       if (const std::size_t n = remove_outputs_after_checkpoint(cfg.out_dir, after_checkpoint.first,
-                                                                after_checkpoint.second))
+                                                                after_checkpoint.second, input))
         std::cout << "hoshi run: --restart: removed " << n
                   << " snapshot(s) and frame(s) written after the checkpoint (by the run that was "
                      "stopped)\n";
@@ -1485,9 +1540,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (fs::is_directory(cfg.out_dir, exists_ec)) lock = io::DirectoryLock(cfg.out_dir, "--out");
     // Once the initial forces are known (a setting may fail there): nothing in --out is
     // created or removed before.
-    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock] {
+    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned] {
       // p holds the initial forces now (on the device stepper, too).
-      warn_step(cfg, p);
+      start_warned = warn_step(cfg, p);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
       remove_earlier_run_outputs(cfg.out_dir, ic_name, lock.held());
@@ -1561,22 +1616,30 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                 << "\n";
   }
 
-  cfg.step_outgrown = [&cfg, &outputs](const StepOutgrown& o) {
-    outputs.clear_display();
-    warn_step_outgrown(cfg, o);
-  };
+  // Not for two bodies, whose orbit the start's check follows to its pericentre (an eccentric
+  // pair's max|a| grows 361-fold from apocentre, its orbit resolved), nor after a warning at
+  // the start, whose suggestion a later one contradicted.
+  if (p.size() > 2)
+    cfg.step_outgrown = [&cfg, &outputs, &start_warned](const StepOutgrown& o) {
+      if (start_warned) return;
+      outputs.clear_display();
+      warn_step_outgrown(cfg, o);
+    };
   sources.active = false;  // the run's own errors from here
   RunResult res;
+  SignalGuard signals;  // to the end: the closing lines too
   {
-    SignalGuard signals;
     res = run_simulation(p, cfg, outputs.progress_bar ? nullptr : &std::cout);
     outputs.finish_display();
     // A final checkpoint, so that the run can be extended with --restart OUT --t-end T
     // (an interrupted run has just written one).
     if (!res.interrupted) {
       Stopwatch io;
-      outputs.write_checkpoint(p, RunProgress{res.steps, res.time, 0.0, cfg.t_end, res.e0,
-                                              res.next_output, res.time_base, res.step_base});
+      RunProgress last{res.steps, res.time,        0.0,           cfg.t_end,
+                       res.e0,    res.next_output, res.time_base, res.step_base};
+      last.step_scale_at_start = res.step_scale_at_start;
+      last.step_outgrown_dt = res.step_outgrown_dt;
+      outputs.write_checkpoint(p, last);
       outputs.io_seconds += io.seconds();
       res.seconds["total"] += io.seconds();
     }
@@ -1602,9 +1665,12 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     };
     std::cout << (cfg.quiet ? "" : "\n") << "solver " << res.solver_name << " (" << res.backend_name
               << (res.device_resident ? ", device-resident" : "") << "), " << res.steps
-              << " steps to t = " << res.time << "; " << cfg.out_dir << "/: energy.csv, "
-              << kCheckpointName << ", " << count(outputs.snapshots_written, "snapshot") << ", "
-              << count(outputs.frames_written, "frame") << "\n";
+              << " steps to t = " << res.time;
+    // A restart's step count is the run's; its files, this part's (both read as the run's).
+    if (restart) std::cout << " (" << res.steps - start.step << " from the checkpoint)";
+    std::cout << "; " << cfg.out_dir << "/: energy.csv, " << kCheckpointName << ", "
+              << count(outputs.snapshots_written, restart ? "new snapshot" : "snapshot") << ", "
+              << count(outputs.frames_written, restart ? "new frame" : "frame") << "\n";
     std::cout << "relative energy error " << res.rel_energy_error;
     if (res.energy_jump != 0)  // measured from E0 plus the jump of the new force settings
       std::cout << " (not counting the jump "

@@ -167,21 +167,23 @@ int main(int argc, char** argv) {
 #endif
       std::_Exit(status);
     };
-    try {
-      const int status = c.fn(argc - 1, argv + 1);
-      // The tables of accuracy, bench and analyze are their output: a write to standard output
-      // that failed (a full disk) ended with status 0. A run's outputs are its files (its
-      // console may be gone: a closed pipe, a lost terminal).
+    // The tables of accuracy, bench and analyze are their output, as --help's text is: a write
+    // to standard output that failed (a full disk) ended with status 0. A run's outputs are its
+    // files (its console may be gone: a closed pipe, a lost terminal).
+    const auto written = [&](int status, bool help) {
       std::cout.flush();
-      if (std::strcmp(c.name, "run") != 0 &&
+      if ((help || std::strcmp(c.name, "run") != 0) &&
           (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
         std::cerr << "hoshi " << c.name
                   << ": error: write to standard output failed (disk full?)\n";
         return failed(1);
       }
       return status;
+    };
+    try {
+      return written(c.fn(argc - 1, argv + 1), false);
     } catch (const hoshi::cli::HelpShown&) {
-      return 0;
+      return written(0, true);
     } catch (const std::invalid_argument& e) {
       std::cerr << "hoshi " << c.name << ": error: " << e.what() << "\n";
       return failed(2);

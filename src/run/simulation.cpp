@@ -267,9 +267,14 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     return scale > 0 && cfg.dt > kSofteningStepLimit * scale;
   };
   const bool watch = cfg.step_outgrown && cfg.eta == 0 && cfg.solver.eps > 0;
-  const double scale_at_start =
-      watch ? softening_step_scale(cfg.solver.eps, lf.max_acceleration2()) : 0.0;
-  bool armed = watch && !outgrown(scale_at_start);
+  // A restart keeps the measure of the run's start and the step it warned of, unless its
+  // forces changed (another softening: another measure).
+  const bool kept = start && !start->recompute_forces;
+  double scale_at_start = kept ? start->step_scale_at_start : std::nan("");
+  if (watch && !std::isfinite(scale_at_start))
+    scale_at_start = softening_step_scale(cfg.solver.eps, lf.max_acceleration2());
+  double outgrown_dt = kept ? start->step_outgrown_dt : 0.0;
+  bool armed = watch && !outgrown(scale_at_start) && !(outgrown_dt > 0 && cfg.dt >= outgrown_dt);
   if (cfg.prepare_output) cfg.prepare_output();
   EnergyLog elog(cfg.out_dir, start != nullptr);
   const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
@@ -320,8 +325,10 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   auto observe = [&](double dt) {
     if (!cfg.observer) return true;
     state.t = t, state.step = step;
-    return cfg.observer->after_step(
-        state, RunProgress{step, t, dt, cfg.t_end, e0, next_output, grid_time, step_base});
+    RunProgress progress{step, t, dt, cfg.t_end, e0, next_output, grid_time, step_base};
+    progress.step_scale_at_start = scale_at_start;
+    progress.step_outgrown_dt = outgrown_dt;
+    return cfg.observer->after_step(state, progress);
   };
   bool go_on = observe(0.0);
   while (go_on && t < cfg.t_end - tiny) {
@@ -355,6 +362,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       // bounded errors of 7e-4).
       if (outgrown(scale) && !(scale_at_start > 0 && scale > 0.5 * scale_at_start)) {
         armed = false;
+        outgrown_dt = cfg.dt;
         cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start});
       }
     }
@@ -382,6 +390,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.next_output = next_output;
   res.time_base = grid_time;
   res.step_base = step_base;
+  res.step_scale_at_start = scale_at_start;
+  res.step_outgrown_dt = outgrown_dt;
   res.steps = step;
   res.time = t;
   lf.sync();

@@ -32,6 +32,12 @@ struct RunStart {
   // computed again before the first kick (the stored ones serve as the relative criterion's
   // previous |a|).
   bool recompute_forces = false;
+  // The outgrown-step check (RunConfig::step_outgrown) as the run before kept it: the softening's
+  // measure where the run started (NaN: not recorded; the restored state's is taken), and the
+  // step it warned of (0: none). A restart measured the growth of max|a| from its own state, and
+  // a collapse restarted half-way was warned of only at 0.52 of the measure.
+  double step_scale_at_start = std::numeric_limits<double>::quiet_NaN();
+  double step_outgrown_dt = 0;
 };
 
 // What an observer sees after each step (and once before the first).
@@ -42,6 +48,8 @@ struct RunProgress {
   double next_output = 0;  // pending energy.csv output time (checkpoints store it)
   double time_base = 0;    // the step grid (RunStart::time_base; checkpoints store it)
   std::size_t step_base = 0;
+  double step_scale_at_start = std::numeric_limits<double>::quiet_NaN();  // RunStart's
+  double step_outgrown_dt = 0;
 };
 
 // The softening's measure of a step, sqrt(eps / max|a|) (the --eta step is eta times it), from
@@ -122,6 +130,8 @@ struct RunResult {
   double next_output = 0;        // pending energy.csv output time
   double time_base = 0;          // the step grid, t = time_base + (step - step_base) dt
   std::size_t step_base = 0;
+  double step_scale_at_start = std::numeric_limits<double>::quiet_NaN();  // RunStart's
+  double step_outgrown_dt = 0;
   bool interrupted = false;  // the observer ended the run before t_end
 };
 

@@ -79,9 +79,12 @@ std::size_t direct_tree_crossover_n(Backend backend) {
   // H200, 2026-11-29: the direct kernel took 2.59 ms at 2^16 (N^2: 10.4 ms at 2^17), the
   // group-mode walk 6.7 ms at 2^16 and 7.4 ms at 2^18; the times meet near 1.1e5.
   if (backend == Backend::cuda) return 110000;
-  // 2 threads, `hoshi bench --solver direct|tree`: ~1500-2048 with AVX-512, ~3000 with AVX2;
-  // builds without either (scalar kernels) unmeasured.
-  return simd::kWidth >= 16 ? 2048 : 3072;
+  // 2 threads, `hoshi bench --solver direct|tree --softening 0.01`, AVX-512: direct faster to
+  // 3072 (2026-12-02, sixteenth session: 3.8 ms against 3.9; the tree at 4096, 5.5 against 6.7)
+  // and on another machine to 4096 (eighteenth: 3.06 against 3.42 ms; the tree at 6144, 4.55
+  // against 5.61): 4096 is within 20% of the faster either way (it was 2048, where direct
+  // summation was 1.3-1.6x faster). AVX2: ~3000; builds without either (scalar) unmeasured.
+  return simd::kWidth >= 16 ? 4096 : 3072;
 }
 
 void validate(const SolverConfig& c) {
