@@ -482,6 +482,17 @@ TEST(IoRun, OutputTimesAreMultiplesNotSums) {
   for (int k = 0; k <= 10; ++k) EXPECT_EQ(t[k], k * 0.1) << k;  // the multiples, bit for bit
 }
 
+// Whether the run writing into `out` is stepping: a few energy.csv rows within a minute.
+bool run_is_stepping(const std::string& out) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = test::read_all(out + "/energy.csv");
+    if (std::count(text.begin(), text.end(), '\n') >= 4) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 class IoRunSignal : public ::testing::TestWithParam<int> {};
 
 TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
@@ -501,14 +512,7 @@ TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
     _exit(127);
   }
   // Wait until the run is stepping (a few energy.csv rows), then interrupt it.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  int rows = 0;
-  while (rows < 4 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const std::string text = test::read_all(s + "/energy.csv");
-    rows = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-  }
-  ASSERT_GE(rows, 4) << "the run did not start";
+  ASSERT_TRUE(run_is_stepping(s)) << "the run did not start";
   kill(pid, GetParam());
   int status = 0;
   waitpid(pid, &status, 0);
@@ -549,14 +553,7 @@ TEST(IoRun, ASignalIgnoredAtTheStartStaysIgnored) {
           static_cast<char*>(nullptr));
     _exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  int rows = 0;
-  while (rows < 4 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const std::string text = test::read_all(s + "/energy.csv");
-    rows = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-  }
-  ASSERT_GE(rows, 4) << "the run did not start";
+  ASSERT_TRUE(run_is_stepping(s)) << "the run did not start";
   kill(pid, SIGHUP);
   int status = 0;
   waitpid(pid, &status, 0);

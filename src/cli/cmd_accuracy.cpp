@@ -186,18 +186,7 @@ int cmd_accuracy(int argc, char** argv) {
   const std::string ic = r["ic"].as<std::string>();
   // A run's snapshot: the softening it ran with (the default 0 measured other forces than the
   // run's: a spline eps 0.05 checkpoint's p999 4.4e-4 instead of 5.5e-4), as analyze --bound.
-  if (!is_model(ic)) {
-    if (const std::string said = take_recorded_softening(r, info.parameters, ic, base);
-        !said.empty())
-      std::cerr << "hoshi accuracy: note: the softening " << ic << " records: " << said
-                << "; --softening overrides)\n";
-    else if (!softening_given(r))  // the fallback to 0 went unsaid
-      std::cerr << "hoshi accuracy: note: " << ic
-                << " records no softening: the forces are unsoftened (--softening sets one)\n";
-    else if (const std::string kernel = take_recorded_kernel(r, info.parameters, ic, base);
-             !kernel.empty())
-      std::cerr << "hoshi accuracy: note: " << kernel << "\n";
-  }
+  if (!is_model(ic)) take_recorded_softening_and_say("accuracy", r, info.parameters, ic, base);
   if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
   const auto targets = sample_targets(p.size(), k, seed_option(r));
   if (targets.size() < 1000)

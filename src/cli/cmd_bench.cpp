@@ -121,16 +121,7 @@ int cmd_bench(int argc, char** argv) {
   const ParticleSet& first = sets.front();
   if (from_file) {
     // The forces the run that wrote the file computed (bench timed eps 0 on a run's snapshot).
-    if (const std::string said = take_recorded_softening(r, info.parameters, ic, config);
-        !said.empty())
-      std::cerr << "hoshi bench: note: the softening " << ic << " records: " << said
-                << "; --softening overrides)\n";
-    else if (!softening_given(r))  // the fallback to 0 went unsaid
-      std::cerr << "hoshi bench: note: " << ic
-                << " records no softening: the forces are unsoftened (--softening sets one)\n";
-    else if (const std::string kernel = take_recorded_kernel(r, info.parameters, ic, config);
-             !kernel.empty())
-      std::cerr << "hoshi bench: note: " << kernel << "\n";
+    take_recorded_softening_and_say("bench", r, info.parameters, ic, config);
     require_distinct_positions_in(first, config.eps, ic);
   }
   for (const ParticleSet& s : sets) make_solver(config, s.size());

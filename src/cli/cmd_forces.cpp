@@ -62,16 +62,7 @@ int cmd_forces(int argc, char** argv) {
   // analyze --bound take them (forces took the file's G but eps 0: a run's snapshot got
   // unsoftened forces unless its --softening was passed again).
   const std::string& input = r["input"].as<std::string>();
-  if (const std::string said = take_recorded_softening(r, meta.parameters, input, cfg);
-      !said.empty())
-    std::cerr << "hoshi forces: note: the softening " << input << " records: " << said
-              << "; --softening overrides)\n";
-  else if (!softening_given(r))
-    std::cerr << "hoshi forces: note: " << input
-              << " records no softening: the forces are unsoftened (--softening sets one)\n";
-  else if (const std::string kernel = take_recorded_kernel(r, meta.parameters, input, cfg);
-           !kernel.empty())
-    std::cerr << "hoshi forces: note: " << kernel << "\n";
+  take_recorded_softening_and_say("forces", r, meta.parameters, input, cfg);
   if (cfg.G != file_G && file_G > 0)
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;

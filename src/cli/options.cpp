@@ -624,6 +624,20 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
   return number_text(*eps) + " (" + to_string(c.softening);
 }
 
+void take_recorded_softening_and_say(const std::string& command, const cxxopts::ParseResult& r,
+                                     const io::ParamList& params, const std::string& path,
+                                     SolverConfig& c) {
+  const std::string note = "hoshi " + command + ": note: ";
+  if (const std::string said = take_recorded_softening(r, params, path, c); !said.empty())
+    std::cerr << note << "the softening " << path << " records: " << said
+              << "; --softening overrides)\n";
+  else if (!softening_given(r))  // the fallback to 0 went unsaid
+    std::cerr << note << path
+              << " records no softening: the forces are unsoftened (--softening sets one)\n";
+  else if (const std::string kernel = take_recorded_kernel(r, params, path, c); !kernel.empty())
+    std::cerr << note << kernel << "\n";
+}
+
 std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
                                  const std::string& path, SolverConfig& c) {
   if (!softening_given(r) || !take_kernel(r, params, path, c)) return "";

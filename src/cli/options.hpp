@@ -113,6 +113,12 @@ void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 // value throws naming `path` and the field.
 std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
                                     const std::string& path, SolverConfig& c);
+// take_recorded_softening and take_recorded_kernel for a command that reads one particle file
+// (forces, accuracy, bench): what was taken, or that the file records no softening, said on
+// stderr as "hoshi COMMAND: note: ...".
+void take_recorded_softening_and_say(const std::string& command, const cxxopts::ParseResult& r,
+                                     const io::ParamList& params, const std::string& path,
+                                     SolverConfig& c);
 // With --softening given (and no --kernel): `c`'s kernel replaced by the one the file records,
 // which the given length is taken with (a spline run's snapshot got Plummer forces when only
 // the length was given). Returns the note to say ("FILE records the kernel spline, ..."), ""
