@@ -805,9 +805,11 @@ TEST(Cli, RestartOfADirectoryWithoutACheckpointSaysSo) {
   const fs::path d = scratch();
   const std::string none = (d / "none").string(), empty = (d / "empty").string();
   fs::create_directories(empty);
+  write(d / "file", "not a directory");
   for (const auto& [dir, says] :
        {std::pair{none, ": no such directory (give a run's output directory"},
-        std::pair{empty, ": no checkpoint.hdf5 there"}}) {
+        std::pair{empty, ": no checkpoint.hdf5 there"},
+        std::pair{(d / "file").string(), ": is a file (give the run's output directory"}}) {
     const Result r = hoshi("run --restart " + dir, d);
     EXPECT_EQ(r.status, 2) << dir;
     EXPECT_EQ(lines(r.err), 1) << r.err;
@@ -1639,7 +1641,7 @@ TEST(Cli, ForcesMatchIndependentDoubleSum) {
 }
 
 // --precision double exists for direct summation only: --solver auto takes it at every N (from
-// the crossover up, N = 2048 or 3072 on the CPU, it took the tree and refused the precision).
+// the crossover up, N = 3072 or 4096 on the CPU, it took the tree and refused the precision).
 TEST(Cli, DoublePrecisionWithAutoSolverIsDirectAtAnyN) {
   const fs::path d = scratch();
   const fs::path ic = d / "ic.csv", out = d / "f.csv", err = d / "err.txt";

@@ -295,18 +295,25 @@ TEST(IoRun, RestartRemovesTheOutputsWrittenAfterItsCheckpoint) {
     EXPECT_FALSE(fs::exists(a + "/" + name)) << name;
   EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_005.hdf5").info.time, 1.25);
   // The run's own input in the directory, numbered past the checkpoint, stays (--overwrite kept
-  // it as the input; the restart removed it, the earlier run's only copy of that state).
+  // it as the input; the restart removed it, the earlier run's only copy of that state), also
+  // for a restart from another working directory than the run's, which gave --ic relative to
+  // its own (the checkpoint records the input by its name in the directory and its file).
   const std::string b = dir.file("B");
   ASSERT_EQ(hoshi(kRun + "--t-end 2 --snapshot-every 0.25 --out " + b, log), 0)
       << test::read_all(log);
-  ASSERT_EQ(hoshi("run --ic " + b +
-                      "/snapshot_008.hdf5 --dt 0.0625 --solver direct --quiet "
-                      "--t-end 1 --snapshot-every 0.25 --overwrite --out " +
-                      b,
-                  log),
+  const std::string in_dir = "cd " + fs::path(b).parent_path().string() + " && " + HOSHI_EXE;
+  ASSERT_EQ(std::system((in_dir +
+                         " run --ic B/snapshot_008.hdf5 --dt 0.0625 --solver direct "
+                         "--quiet --t-end 1 --snapshot-every 0.25 --overwrite --out B > " +
+                         log + " 2>&1")
+                            .c_str()),
             0)
       << test::read_all(log);
-  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1.5", log), 0) << test::read_all(log);
+  ASSERT_EQ(std::system(("cd / && " + std::string(HOSHI_EXE) + " run --restart " + b +
+                         " --t-end 1.5 > " + log + " 2>&1")
+                            .c_str()),
+            0)
+      << test::read_all(log);
   EXPECT_TRUE(fs::exists(b + "/snapshot_008.hdf5"));
   EXPECT_TRUE(fs::exists(b + "/snapshot_006.hdf5"));
 }

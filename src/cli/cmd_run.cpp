@@ -1,6 +1,7 @@
 // hoshi run: a simulation from initial conditions to --t-end, with snapshots, checkpoints,
 // restarts, parameter files, a progress display and clean stops on SIGINT/SIGTERM.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -82,6 +83,7 @@ class SignalGuard {
     g_stop_signal = 0;
     struct sigaction act {};
     act.sa_handler = on_stop_signal;
+    act.sa_flags = SA_RESTART;  // a console write blocked on a full pipe goes on (EINTR lost it)
     sigemptyset(&act.sa_mask);
     for (int s : kStopSignals) sigaddset(&act.sa_mask, s);
     for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
@@ -469,15 +471,43 @@ bool has_numbered_files(const std::string& dir, const std::string& prefix) {
 // so does the run's own input (`--ic OUT/snapshot_008.hdf5 --overwrite`, which --overwrite
 // keeps: the restart removed it, the earlier run's only copy of that state) with its tipsy
 // .param. Returns how many it removed.
-std::size_t remove_outputs_after_checkpoint(const std::string& dir, std::int64_t next_snapshot,
-                                            std::int64_t next_frame, const std::string& input) {
+// The run's input where it lies in the run's directory, as its checkpoints record it
+// (RunState/input_name, input_inode): by name and file, so that a restart from any working
+// directory knows it (the stored --ic text is relative to the first run's), and a file that a
+// later run wrote over it (a new inode: written by rename) is not taken for it.
+struct RunInput {
+  std::string name;
+  std::int64_t inode = -1;
+};
+
+std::int64_t inode_of(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::int64_t>(st.st_ino) : -1;
+}
+
+// `ic` when it is a file of `dir`; none otherwise.
+RunInput input_in(const std::string& ic, const std::string& dir) {
   namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(ic, ec)) return {};
+  const fs::path target = io::output_target(ic);
+  if (!fs::equivalent(target.parent_path().empty() ? fs::path(".") : target.parent_path(), dir, ec))
+    return {};
+  return {target.filename().string(), inode_of(target.string())};
+}
+
+std::size_t remove_outputs_after_checkpoint(const std::string& dir, std::int64_t next_snapshot,
+                                            std::int64_t next_frame, const RunInput& input,
+                                            const std::string& input_path) {
+  namespace fs = std::filesystem;
+  // Checkpoints before 2026-12-02 record no input: the --ic text, from this directory.
   std::vector<fs::path> inputs;
-  if (!input.empty())
-    for (const std::string& path : {input, io::tipsy_param_path(input)}) {
+  if (input.name.empty() && !input_path.empty())
+    for (const std::string& path : {input_path, io::tipsy_param_path(input_path)}) {
       std::error_code ex;
       if (fs::exists(path, ex)) inputs.emplace_back(path);
     }
+  const bool input_kept = !input.name.empty() && inode_of(dir + "/" + input.name) == input.inode;
   const auto number_at_least = [](const std::string& name, std::size_t skip, std::size_t rest,
                                   std::int64_t next) {
     std::int64_t k = 0;
@@ -503,6 +533,7 @@ std::size_t remove_outputs_after_checkpoint(const std::string& dir, std::int64_t
           return fs::equivalent(e.path(), in, eq);
         }))
       after = false;
+    if (after && input_kept && (name == input.name || name == input.name + ".param")) after = false;
     if (after) later.push_back(e.path());
   }
   for (const auto& f : later)
@@ -723,6 +754,7 @@ class RunOutputs : public RunObserver {
   bool progress_bar = false;
   double io_seconds = 0;
   std::size_t snapshots_written = 0, frames_written = 0;
+  RunInput input;  // the run's input where it is a file of out_dir (checkpoints record it)
 
   // Reads the particles (state.particles(): a download with device-resident stepping) only
   // for what it writes or draws in this step.
@@ -784,6 +816,10 @@ class RunOutputs : public RunObserver {
                {"frame_files_every", frames.files_every},
                {"render_extent", render.extent},
                {"forces", forces}};
+    if (!input.name.empty()) {
+      i.state.emplace_back("input_name", input.name);
+      i.state.emplace_back("input_inode", input.inode);
+    }
     if (std::isfinite(s.time_base)) {  // a fixed step's grid (adaptive steps have none)
       i.state.emplace_back("time_base", s.time_base);
       i.state.emplace_back("step_base", static_cast<std::int64_t>(s.step_base));
@@ -971,6 +1007,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const std::string file = restart_dir + "/" + kCheckpointName;
     // Not a run's directory: said so (it was "field file: value missing (no such file)").
     std::error_code ec;
+    if (fs::is_regular_file(restart_dir, ec))
+      throw std::invalid_argument("--restart " + restart_dir +
+                                  ": is a file (give the run's output directory, which holds " +
+                                  kCheckpointName + ")");
     if (!fs::is_directory(restart_dir, ec))
       throw std::invalid_argument("--restart " + restart_dir +
                                   ": no such directory (give a run's output directory, --out)");
@@ -1319,6 +1359,12 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // the checkpoint's time where that is off the grid from 0).
     // A value that is no grid of this checkpoint's step is ignored (run_simulation also
     // checks that the checkpoint's time lies on it).
+    // The run's input in its directory (absent before 2026-12-02, or when the input is
+    // elsewhere).
+    if (const io::ParamValue* name = io::find_param(st, "input_name"))
+      if (const io::ParamValue* inode = io::find_param(st, "input_inode"))
+        if (const auto n = io::to_number(*inode))
+          outputs.input = {io::to_string(*name), static_cast<std::int64_t>(*n)};
     // The outgrown-step check's state (absent before 2026-12-02: measured from the restored
     // state then).
     if (io::find_param(st, "step_scale_at_start") && io::find_param(st, "step_outgrown_dt")) {
@@ -1444,7 +1490,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const bool dt_given = given("dt");
     const std::string input = r["ic"].as<std::string>();  // the run's, a file of OUT perhaps
     cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint, &lock,
-                          input, &start_warned] {
+                          input, &start_warned, &outputs] {
       // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
       if (dt_given) start_warned = warn_step(cfg, p);
@@ -1453,8 +1499,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
       // And its whole files written after the checkpoint, as its energy.csv rows (said with
       // --quiet too: files were deleted).
-      if (const std::size_t n = remove_outputs_after_checkpoint(cfg.out_dir, after_checkpoint.first,
-                                                                after_checkpoint.second, input))
+      if (const std::size_t n = remove_outputs_after_checkpoint(
+              cfg.out_dir, after_checkpoint.first, after_checkpoint.second, outputs.input, input))
         std::cout << "hoshi run: --restart: removed " << n
                   << " snapshot(s) and frame(s) written after the checkpoint (by the run that was "
                      "stopped)\n";
@@ -1540,12 +1586,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (fs::is_directory(cfg.out_dir, exists_ec)) lock = io::DirectoryLock(cfg.out_dir, "--out");
     // Once the initial forces are known (a setting may fail there): nothing in --out is
     // created or removed before.
-    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned] {
+    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs] {
       // p holds the initial forces now (on the device stepper, too).
       start_warned = warn_step(cfg, p);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
       remove_earlier_run_outputs(cfg.out_dir, ic_name, lock.held());
+      outputs.input = input_in(ic_name, cfg.out_dir);  // after the directory is made
     };
   }
   outputs.forces = describe_forces(cfg.solver, p.size());
@@ -1652,7 +1699,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
               << " at t = " << res.time << "; checkpoint written to " << cfg.out_dir << "/"
               << kCheckpointName << "\ncontinue with: hoshi run --restart " << cfg.out_dir << "\n"
               << std::flush;
-    if (!std::cout)
+    std::fflush(stdout);
+    if (!std::cout || std::ferror(stdout))
       std::cerr << "hoshi run: stopped by signal " << g_stop_signal << " after step " << res.steps
                 << " at t = " << res.time << "; checkpoint written to " << cfg.out_dir << "/"
                 << kCheckpointName << "; continue with: hoshi run --restart " << cfg.out_dir
@@ -1679,6 +1727,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     std::cout << "\n";
     if (!cfg.quiet) print_timing(res);
   }
+  // Written while the signals are caught: flushed later, on a closed pipe, it ended a finished
+  // run with SIGPIPE (status 141).
+  std::cout << std::flush;
+  std::fflush(stdout);
   return 0;
 }
 

@@ -72,7 +72,7 @@ bool softening_given(const cxxopts::ParseResult& r);
 // that name options a command does not use); "" if none.
 std::string given_options(const cxxopts::ParseResult& r, std::initializer_list<const char*> keys);
 
-// "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 2048)" when
+// "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 4096)" when
 // tree options were given (not "auto") but `c` sums N particles directly; else "".
 std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
                                 std::size_t n);

@@ -79,11 +79,12 @@ std::size_t direct_tree_crossover_n(Backend backend) {
   // H200, 2026-11-29: the direct kernel took 2.59 ms at 2^16 (N^2: 10.4 ms at 2^17), the
   // group-mode walk 6.7 ms at 2^16 and 7.4 ms at 2^18; the times meet near 1.1e5.
   if (backend == Backend::cuda) return 110000;
-  // 2 threads, `hoshi bench --solver direct|tree --softening 0.01`, AVX-512: direct faster to
-  // 3072 (2026-12-02, sixteenth session: 3.8 ms against 3.9; the tree at 4096, 5.5 against 6.7)
-  // and on another machine to 4096 (eighteenth: 3.06 against 3.42 ms; the tree at 6144, 4.55
-  // against 5.61): 4096 is within 20% of the faster either way (it was 2048, where direct
-  // summation was 1.3-1.6x faster). AVX2: ~3000; builds without either (scalar) unmeasured.
+  // 2 threads, `hoshi bench --solver direct|tree --softening 0.01`. AVX-512: the tree faster
+  // from ~1500 in early rounds (2026-11-30), direct faster to 4096 on 2026-12-02 (eighteenth
+  // session: 3.06 against 3.42 ms; the tree at 6144, 4.55 against 5.61): 4096, the middle,
+  // within ~20% of the faster (it was 2048, where direct summation was then 1.6x faster).
+  // AVX2 (sixteenth session): direct faster to 3072 (3.81 against 3.86 ms), the tree at 4096
+  // (5.51 against 6.72). Builds without either (scalar) unmeasured.
   return simd::kWidth >= 16 ? 4096 : 3072;
 }
 
