@@ -528,14 +528,16 @@ TEST(Cli, ThetaAboveOneRunsWithAWarning) {
 
 TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   // A Hernquist model in galaxy units (G = 43007.1) has a half-mass dynamical time of ~0.004;
-  // the default dt 1/128 is about 2 of them (the energy error reaches ~10). A disk galaxy's
+  // dt 1/128 is about 2 of them (the energy error reaches ~10). A disk galaxy's
   // disk is far denser than its halo: at dt 1/16 (a tenth of the halo's half-mass dynamical
   // time, but more than its inner 1%'s 0.1) the disk comes apart, and the warning, which took
   // the half-mass radius, did not fire. The default run (Plummer, Henon units), the default
   // disk and a star with a planet (whose inner 1% is the star alone) get no warning.
   const fs::path d = scratch();
-  Result r = hoshi(
-      "run --ic hernquist -n 512 --units galaxy --t-end 0 --quiet --out " + (d / "g").string(), d);
+  Result r =
+      hoshi("run --ic hernquist -n 512 --units galaxy --dt 0.0078125 --t-end 0 --quiet --out " +
+                (d / "g").string(),
+            d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("warning: --dt 0.0078125 is "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("dynamical times"), std::string::npos) << r.err;
@@ -557,10 +559,12 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   EXPECT_GT(dt, bound / 2) << r.err;
   EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << r.err;
   // Two bodies: the pericentre passage's time (a kepler pair starts at apocentre; e = 0.99 at
-  // the default step came out unbound without a warning). Without softening there is no --eta.
-  r = hoshi("run --ic kepler --eccentricity 0.99 --softening 0 --t-end 0 --quiet --out " +
-                (d / "k").string(),
-            d);
+  // dt 1/128 came out unbound without a warning). Without softening there is no --eta.
+  r = hoshi(
+      "run --ic kepler --eccentricity 0.99 --softening 0 --dt 0.0078125 --t-end 0 --quiet "
+      "--out " +
+          (d / "k").string(),
+      d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("dynamical times sqrt(r_p^3 / (G M)) = 0.001 of the two bodies' "
                        "pericentre passage; steps this long do not follow their orbits (the "
@@ -568,6 +572,19 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
                        "--dt 6.103515625e-05 = 1/16384)"),
             std::string::npos)
       << r.err;
+  // The default --dt auto takes that step, and says why (with --quiet too).
+  r = hoshi(
+      "run --ic kepler --eccentricity 0.99 --softening 0 --t-end 0.5 --quiet --overwrite "
+      "--out " +
+          (d / "k").string(),
+      d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("hoshi run: --dt auto: 6.103515625e-05 = 1/16384 (the default 0.0078125 "
+                       "is 7.8125 dynamical times sqrt(r_p^3 / (G M)) = 0.001 of the two bodies' "
+                       "pericentre passage), 8192 steps to --t-end 0.5\n"),
+            std::string::npos)
+      << r.out;
   // Two such disks in a merger: radii about the density centre (about the centre of mass,
   // between the galaxies, the merger got no warning even at dt 0.5).
   for (const char* model : {"disk -n 4000", "merger -n 8000"}) {
@@ -655,7 +672,7 @@ TEST(Cli, RunWarnsWhenTheStepIsOutgrownDuringTheRun) {
 TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
   const fs::path d = scratch();
   for (const char* args : {"-n 4096 --dt 0.03125", "--ic hernquist -n 4096 --dt 0.015625",
-                           "-n 4096 --softening 0.001"}) {
+                           "-n 4096 --softening 0.001 --dt 0.0078125"}) {
     const Result r = hoshi(
         std::string("run ") + args + " --t-end 0 --quiet --overwrite --out " + (d / "s").string(),
         d);

@@ -1380,15 +1380,95 @@ TEST(IoRun, RestartWithGAutoKeepsTheStoredGAndWarnsOfAGivenStepOnly) {
   EXPECT_NEAR(std::stod(io::to_string(*find_param(c.info.parameters, "G"))), 43007.1, 0.01);
   EXPECT_EQ(state(c, "time"), 0.1875);
   EXPECT_EQ(hoshi("run --restart " + a + " -G 2 --t-end 0.25 --quiet", log), 2);
-  // The softening 0.001 with the default step warns (sqrt(eps / max|a|)); a restart that gives
-  // the step again is warned again, one that does not is not.
+  // The softening 0.001 at dt 1/128 warns (sqrt(eps / max|a|)); a restart that gives the step
+  // again is warned again, one that does not is not.
   const std::string b = dir.file("B");
-  ASSERT_EQ(hoshi("run -n 300 --softening 0.001 --t-end 0.0625 --quiet --out " + b, log), 0);
+  ASSERT_EQ(
+      hoshi("run -n 300 --softening 0.001 --dt 0.0078125 --t-end 0.0625 --quiet --out " + b, log),
+      0);
   ASSERT_NE(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
   ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.125 --quiet", log), 0);
   EXPECT_EQ(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
   ASSERT_EQ(hoshi("run --restart " + b + " --t-end 0.25 --dt 0.0078125 --quiet", log), 0);
   EXPECT_NE(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
+}
+
+// --dt auto, the default: 1/128 where the initial state's limits allow it, else the power of
+// two the warning for 1/128 would suggest. A galaxy-units Plummer sphere (G = 43007.1: its
+// dynamical times are 1/207 of the Henon model's) at 1/128 ends with an energy error of order 1
+// (1.9 by t = 0.02, three steps); the step chosen is at most 0.2 of the softening's measure and
+// 1/16 of the shortest dynamical time, where the Henon model at 1/128 (0.1 of the measure,
+// 1/60 of the time) keeps its energy to ~1e-4 over ten time units (README). The note says the
+// step with --quiet too; the checkpoint stores the step taken, and a restart continues with it.
+TEST(IoRun, DefaultStepIsChosenFromTheInitialState) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), h = dir.file("H"), q = dir.file("Q"),
+                    log = dir.file("log");
+  const auto stored_dt = [](const std::string& run) {
+    const SnapshotData c = read_hdf5_snapshot(run + "/checkpoint.hdf5");
+    const ParamValue* v = find_param(c.info.parameters, "dt");
+    return v && std::holds_alternative<double>(*v) ? std::get<double>(*v) : std::nan("");
+  };
+  // Henon units: 1/128, said without --quiet, and no warning.
+  ASSERT_EQ(hoshi("run -n 256 --solver direct --t-end 0.0625 --out " + h, log), 0);
+  std::string said = test::read_all(log);
+  EXPECT_NE(said.find("dt auto,"), std::string::npos) << said;
+  EXPECT_NE(said.find("\n--dt auto: 0.0078125 = 1/128\n"), std::string::npos) << said;
+  EXPECT_EQ(said.find("warning"), std::string::npos) << said;
+  EXPECT_EQ(stored_dt(h), 1.0 / 128);
+  ASSERT_EQ(hoshi("run -n 256 --solver direct --t-end 0.0625 --quiet --out " + q, log), 0);
+  EXPECT_EQ(test::read_all(log).find("--dt auto"), std::string::npos) << test::read_all(log);
+
+  const std::string galaxy = "run --units galaxy -n 512 --solver direct --output-every 0.001 ";
+  ASSERT_EQ(hoshi(galaxy + "--t-end 0.02 --quiet --out " + a, log), 0);
+  said = test::read_all(log);
+  EXPECT_EQ(said.find("warning"), std::string::npos) << said;
+  const auto chosen = said.find("--dt auto: ");
+  const auto t_dyn = said.find(") = ");
+  const auto measure = said.find("sqrt(eps / max|a|) = ");
+  ASSERT_TRUE(chosen != std::string::npos && t_dyn != std::string::npos &&
+              measure != std::string::npos)
+      << said;
+  const double dt = std::stod(said.substr(chosen + 11));
+  const double bound =
+      std::min(std::stod(said.substr(t_dyn + 4)) / 16, 0.2 * std::stod(said.substr(measure + 21)));
+  EXPECT_LE(dt, bound) << said;
+  EXPECT_GT(dt, bound / 2) << said;
+  EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << said;
+  EXPECT_NE(said.find(", " + std::to_string(static_cast<long>(std::ceil(0.02 / dt))) +
+                      " steps to --t-end 0.02"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(stored_dt(a), dt);
+  const auto max_error = [](const std::string& run) {
+    double e = 0;
+    for (const auto& row : csv_rows(run + "/energy.csv"))
+      e = std::max(e, std::abs(std::stod(row.at(6))));
+    return e;
+  };
+  EXPECT_LT(max_error(a), 1e-3);
+  ASSERT_EQ(hoshi(galaxy + "--dt 0.0078125 --t-end 0.02 --quiet --out " + b, log), 0);
+  EXPECT_GT(max_error(b), 0.1);  // what the choice avoids
+
+  // The restart takes the stored step, without a note or a warning: every step's dt but the
+  // ones shortened to end at --t-end (0.02 is 655.36 steps).
+  ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.025 --quiet", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("--dt auto"), std::string::npos) << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
+  const auto rows = csv_rows(a + "/energy.csv");
+  ASSERT_GT(rows.size(), 22u);
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (const double t = std::stod(rows[i].at(1)); t != 0.02 && t != 0.025)
+      EXPECT_EQ(std::stod(rows[i].at(2)), dt) << rows[i].at(1);
+  EXPECT_EQ(stored_dt(a), dt);
+
+  // A step that leaves more than 1e12 steps is refused before the directory is made.
+  const std::string c = dir.file("C");
+  EXPECT_EQ(hoshi(galaxy + "--t-end 1e9 --output-every 10 --quiet --out " + c, log), 2);
+  said = test::read_all(log);
+  EXPECT_NE(said.find("--dt auto: "), std::string::npos) << said;
+  EXPECT_NE(said.find("leaves more than 1e12 steps to --t-end 1e+09"), std::string::npos) << said;
+  EXPECT_FALSE(std::filesystem::exists(c));
 }
 
 // A checkpoint edited with h5py stores an integer parameter as float64: its whole value must

@@ -110,9 +110,11 @@ void add_run_options(cxxopts::Options& o) {
   o.add_options("run")("t-end", "simulated end time",
                        cxxopts::value<std::string>()->default_value("10"))(
       "dt",
-      "fixed time step (not with --eta > 0, which sets every step; a last step that would pass "
-      "--t-end is shortened to end there)",
-      cxxopts::value<std::string>()->default_value("0.0078125"))(
+      "fixed time step, or auto: 1/128, or where the initial state's limits (a quarter of the "
+      "shortest dynamical time, 0.3 sqrt(eps/max|a|)) reject it the power of two the warning "
+      "for a given --dt would suggest (not with --eta > 0, which sets every step; a last step "
+      "that would pass --t-end is shortened to end there)",
+      cxxopts::value<std::string>()->default_value("auto"))(
       "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic)",
       cxxopts::value<std::string>()->default_value("0"))(
       "out", "output directory (energy.csv, snapshots, checkpoint)",
@@ -266,67 +268,124 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
   return std::sqrt(rp * rp * rp / gm);
 }
 
-// A fixed step that the run cannot follow, said once before the run with one --dt that meets
-// each limit it passes (a step past both named the orbits' alone, and the step it suggested
-// was warned of for the softening in turn). Two limits:
-//  * longer than a quarter of the shortest dynamical time (shortest_dynamical_time: the
-//    densest component's; for two bodies the pericentre passage's, pericentre_time): the
-//    orbits are not followed (the default 1/128 is ~1/60 of it for a Plummer sphere and ~1/13
+// The limits a fixed step must meet at the start, and the step that meets them (two limits):
+//  * a quarter of the shortest dynamical time (shortest_dynamical_time: the densest
+//    component's; for two bodies the pericentre passage's, pericentre_time): a longer step does
+//    not follow the orbits (the default 1/128 is ~1/60 of it for a Plummer sphere and ~1/13
 //    for the default disk; in --units galaxy, or with a large -G, these times are 1/sqrt(G) as
-//    long); the suggestion for it, the power of two at or below a sixteenth of that time
-//    (models.md's Jaffe example conserves energy to 2e-5 at ~1/12);
-//  * longer than 0.3 of the --eta step's measure sqrt(eps / max|a|) at the start (p holds the
-//    initial forces): the encounters within the softening are not resolved, a particle
+//    long); the step for it, the power of two at or below a sixteenth of that time (models.md's
+//    Jaffe example conserves energy to 2e-5 at ~1/12);
+//  * 0.3 of the --eta step's measure sqrt(eps / max|a|) at the start (p holds the initial
+//    forces): a longer step does not resolve the encounters within the softening, a particle
 //    crosses another's softening length in a step or two, and the energy climbs steadily (an
 //    audit, 2026-12-01: Plummer 4096, eps 0.01, to t = 28, direct: dt 1/16, 1/32 gained
 //    6.5e-2, 1.5e-2 without a warning). Gadget's per-particle criterion sqrt(2 0.025 eps / |a|)
 //    is 0.22 of it; the default 1/128 is 0.10 of it for a Plummer sphere (energy error ~1e-4 to
 //    t = 10), 0.21 for a Hernquist sphere (6.5e-4), 0.48 for the Jaffe model; Plummer 4096 at
-//    1/32: 0.46; Hernquist 4096 at 1/64: 0.43, 4.2e-3. The suggestion for it, the power of two
-//    at or below 0.2 of it.
-// A warning, not an error: a short test run may want it. Returns whether it warned.
-bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
-  if (cfg.eta > 0 || p.size() < 2) return false;
-  DynamicalTime d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
+//    1/32: 0.46; Hernquist 4096 at 1/64: 0.43, 4.2e-3. The step for it, the power of two at or
+//    below 0.2 of it.
+struct StepLimits {
+  DynamicalTime d;          // d.t: the orbits' time (0: none)
+  bool pericentre = false;  // d.t is the two bodies' pericentre passage's
+  double eps = 0, max_a = 0;
+  double scale = 0;           // sqrt(eps / max|a|) (0: none)
+  bool orbits = false;        // dt passes the orbits' limit
+  bool softening = false;     // dt passes the softening's
+  double limit = HUGE_VAL;    // the longest step both allow
+  double suggest = HUGE_VAL;  // the step that meets them with a margin (dt when it passes)
+};
+
+StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
+  StepLimits l;
+  if (p.size() < 2) return l;
+  l.d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
   const double t_peri = pericentre_time(p, cfg.solver.G, cfg.solver.eps);
-  const bool pericentre = t_peri > 0 && !(d.t > 0 && d.t <= t_peri);
-  if (pericentre) d.t = t_peri;
-  const bool orbits = d.t > 0 && cfg.dt > 0.25 * d.t;
-  const double eps = cfg.solver.eps, a2 = max_acceleration2(p);
-  const double scale = softening_step_scale(eps, a2);
-  const bool softening = scale > 0 && cfg.dt > kSofteningStepLimit * scale;
-  if (!orbits && !softening) return false;
-  const double suggest = std::min(orbits ? d.t / 16 : HUGE_VAL, softening ? 0.2 * scale : HUGE_VAL);
+  l.pericentre = t_peri > 0 && !(l.d.t > 0 && l.d.t <= t_peri);
+  if (l.pericentre) l.d.t = t_peri;
+  l.orbits = l.d.t > 0 && dt > 0.25 * l.d.t;
+  l.eps = cfg.solver.eps;
+  const double a2 = max_acceleration2(p);
+  l.max_a = std::sqrt(a2);
+  l.scale = softening_step_scale(l.eps, a2);
+  l.softening = l.scale > 0 && dt > kSofteningStepLimit * l.scale;
   // The longest step both limits allow, said with the suggestion, which keeps a margin below
   // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
-  const double limit =
-      std::min(d.t > 0 ? 0.25 * d.t : HUGE_VAL, scale > 0 ? kSofteningStepLimit * scale : HUGE_VAL);
+  l.limit = std::min(l.d.t > 0 ? 0.25 * l.d.t : HUGE_VAL,
+                     l.scale > 0 ? kSofteningStepLimit * l.scale : HUGE_VAL);
+  l.suggest =
+      !l.orbits && !l.softening
+          ? dt
+          : std::exp2(std::floor(std::log2(std::min(l.orbits ? l.d.t / 16 : HUGE_VAL,
+                                                    l.softening ? 0.2 * l.scale : HUGE_VAL))));
+  return l;
+}
+
+// "1.3 dynamical times ... (eps 0.01, max|a| 37.7 at the start)": how far dt passes the limits.
+std::string step_excess(const StepLimits& l, double dt) {
   std::ostringstream s;
-  s << "hoshi run: warning: --dt " << cfg.dt << " is ";
-  if (orbits) {
-    s << cfg.dt / d.t << " dynamical times ";
-    if (pericentre)
-      s << "sqrt(r_p^3 / (G M)) = " << d.t << " of the two bodies' pericentre passage";
+  s << dt << " is ";
+  if (l.orbits) {
+    s << dt / l.d.t << " dynamical times ";
+    if (l.pericentre)
+      s << "sqrt(r_p^3 / (G M)) = " << l.d.t << " of the two bodies' pericentre passage";
     else
-      s << "sqrt(r^3 / (G M(<r))) = " << d.t << " at the radius holding " << 100 * d.fraction
+      s << "sqrt(r^3 / (G M(<r))) = " << l.d.t << " at the radius holding " << 100 * l.d.fraction
         << "% of these particles";
   }
-  if (softening)
-    s << (orbits ? ", and " : "") << cfg.dt / scale << " sqrt(eps / max|a|) = " << scale << " (eps "
-      << eps << ", max|a| " << std::sqrt(a2) << " at the start)";
-  s << "; steps this long "
-    << (orbits && softening ? "neither follow their orbits nor resolve encounters within the "
-                              "softening"
-        : orbits            ? "do not follow their orbits"
-                            : "do not resolve encounters within the softening and the energy "
-                              "drifts")
-    << " (the limits allow --dt up to " << limit << "; try --dt " << power_of_two_step(suggest)
-    << (softening ? ", or --eta 0.1)"
-        : eps > 0 ? ", or --eta)"
-                  : ")")
+  if (l.softening)
+    s << (l.orbits ? ", and " : "") << dt / l.scale << " sqrt(eps / max|a|) = " << l.scale
+      << " (eps " << l.eps << ", max|a| " << l.max_a << " at the start)";
+  return s.str();
+}
+
+// A fixed step that the run cannot follow (step_limits), said once before the run with one
+// --dt that meets each limit it passes (a step past both named the orbits' alone, and the step
+// it suggested was warned of for the softening in turn). A warning, not an error: a short test
+// run may want it. Returns whether it warned.
+bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
+  if (cfg.eta > 0) return false;
+  const StepLimits l = step_limits(cfg.dt, cfg, p);
+  if (!l.orbits && !l.softening) return false;
+  std::ostringstream s;
+  s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; steps this long "
+    << (l.orbits && l.softening ? "neither follow their orbits nor resolve encounters within "
+                                  "the softening"
+        : l.orbits              ? "do not follow their orbits"
+                                : "do not resolve encounters within the softening and the "
+                                  "energy drifts")
+    << " (the limits allow --dt up to " << l.limit << "; try --dt " << power_of_two_step(l.suggest)
+    << (l.softening ? ", or --eta 0.1)"
+        : l.eps > 0 ? ", or --eta)"
+                    : ")")
     << "\n";
   std::cerr << s.str();
   return true;
+}
+
+// --dt auto: kAutoStep, or where the start's limits (step_limits) reject it the step the
+// warning would suggest (a galaxy-units run, G = 43007, at 1/128 gained an energy error of 1.3
+// by t = 0.05; the Jaffe model's cusp). Said when shortened, with --quiet too (the run takes
+// more steps than the default's); otherwise, without --quiet, the step taken.
+inline constexpr double kAutoStep = 1.0 / 128;
+double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
+  const StepLimits l = step_limits(kAutoStep, cfg, p);
+  const double dt = l.suggest;
+  if (time_left / dt > 1e12) {
+    std::ostringstream m;
+    m << "--dt auto: " << dt << ", for the start's limits (" << step_excess(l, kAutoStep)
+      << "), leaves more than 1e12 steps to --t-end " << cfg.t_end << "; give --dt or --eta";
+    throw std::invalid_argument(m.str());
+  }
+  if (dt < kAutoStep) {
+    std::ostringstream s;
+    s << "hoshi run: --dt auto: " << power_of_two_step(dt) << " (the default "
+      << step_excess(l, kAutoStep) << "), " << number_text(std::ceil(time_left / dt))
+      << " steps to --t-end " << cfg.t_end << "\n";
+    std::cout << s.str();
+  } else if (!cfg.quiet) {
+    std::cout << "--dt auto: " << power_of_two_step(dt) << "\n";
+  }
+  return dt;
 }
 
 // The softening's limit passed later in the run (RunConfig::step_outgrown: a cold collapse, whose
@@ -334,11 +393,11 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
 // there (the start's warning's suggestion).
 void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
   std::ostringstream s;
-  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt " << cfg.dt
-    << " is " << cfg.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale << " (eps "
-    << cfg.solver.eps << ", max|a| " << o.max_acceleration << "; at the start ";
+  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt " << o.dt << " is "
+    << o.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale << " (eps " << cfg.solver.eps
+    << ", max|a| " << o.max_acceleration << "; at the start ";
   if (o.scale_at_start > 0)
-    s << "the step was " << cfg.dt / o.scale_at_start << " of it";
+    s << "the step was " << o.dt / o.scale_at_start << " of it";
   else
     s << "there were no forces";
   s << "): steps this long no longer resolve encounters within the "
@@ -1174,11 +1233,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   };
 
   RunConfig cfg;
+  bool dt_auto = false;  // --dt auto: the step is chosen once the initial forces are known
   io::UnitSystem units;
   bool g_given = false;  // G follows the unit system unless -G is given
   try {
     cfg.t_end = number(r, "t-end");
-    cfg.dt = number(r, "dt");
+    dt_auto = r["dt"].as<std::string>() == "auto";
+    cfg.dt = dt_auto ? kAutoStep : number(r, "dt");  // auto: at most kAutoStep (auto_step)
     cfg.eta = number(r, "eta");
     // The adaptive step sets every step: a --dt given with it was ignored.
     if (cfg.eta > 0 && given("dt"))
@@ -1489,11 +1550,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // layer too, and every restart repeated the first part's warnings).
     const bool dt_given = given("dt");
     const std::string input = r["ic"].as<std::string>();  // the run's, a file of OUT perhaps
-    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, after_checkpoint, &lock,
-                          input, &start_warned, &outputs] {
+    cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, dt_auto, after_checkpoint,
+                          &lock, input, &start_warned, &outputs] {
       // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
-      if (dt_given) start_warned = warn_step(cfg, p);
+      if (dt_given && !dt_auto) start_warned = warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
@@ -1586,9 +1647,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (fs::is_directory(cfg.out_dir, exists_ec)) lock = io::DirectoryLock(cfg.out_dir, "--out");
     // Once the initial forces are known (a setting may fail there): nothing in --out is
     // created or removed before.
-    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs] {
-      // p holds the initial forces now (on the device stepper, too).
-      start_warned = warn_step(cfg, p);
+    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs, dt_auto] {
+      // p holds the initial forces now (on the device stepper, too). --dt auto chose its step.
+      if (!dt_auto) start_warned = warn_step(cfg, p);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
       remove_earlier_run_outputs(cfg.out_dir, ic_name, lock.held());
@@ -1602,6 +1663,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   outputs.parameters.emplace_back("forces", outputs.forces);
   // Tree settings with --solver auto below the crossover, where the direct sum is used.
   const std::string unused = restart ? "" : unused_tree_options(r, cfg.solver, p.size());
+
+  // --dt auto: chosen from the forces of the run's start (a restart's typed --dt auto: from the
+  // restored state), and stored as chosen (a restart continues with it).
+  if (dt_auto)
+    cfg.choose_dt = [&cfg, &p, &record, time_left = cfg.t_end - (restart ? start.time : 0.0)] {
+      const double dt = auto_step(cfg, p, time_left);
+      record("dt", dt);
+      return dt;
+    };
 
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   outputs.progress_bar = tty && !cfg.quiet;
@@ -1617,7 +1687,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   if (cfg.quiet) say_force_changes();
   if (!cfg.quiet) {
     std::cout << "hoshi run: " << p.size() << " particles, t_end " << cfg.t_end << ", "
-              << (cfg.eta > 0 ? "adaptive dt, eta " : "dt ") << (cfg.eta > 0 ? cfg.eta : cfg.dt)
+              << (cfg.eta > 0 ? "adaptive dt, eta " : "dt ")
+              << (cfg.eta > 0 ? number_text(cfg.eta)
+                  : dt_auto   ? std::string("auto")
+                              : number_text(cfg.dt))
               << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening)
               << "), units " << units.name << " (G = " << cfg.solver.G << "), " << threads
               << (threads == 1 ? " thread" : " threads") << ", output " << cfg.out_dir << "/\n";

@@ -260,11 +260,15 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
     throw std::runtime_error(s.str());
   };
   if (cfg.eta > 0 && t < cfg.t_end) adaptive_step(t, step);  // before the outputs are touched
+  // The fixed step, cfg.dt or the one chosen from the initial state (--dt auto).
+  const double fixed_dt = cfg.eta == 0 && cfg.choose_dt ? cfg.choose_dt() : cfg.dt;
+  if (!(fixed_dt > 0) || !std::isfinite(fixed_dt))
+    throw std::logic_error("RunConfig::choose_dt returned a step that is not > 0");
   // The step against the softening's measure after each step, until it is passed (the measure
   // of the start is the warning's before the run; a cold collapse's steps outgrow it later,
   // when max|a| grows at the centre).
   const auto outgrown = [&](double scale) {
-    return scale > 0 && cfg.dt > kSofteningStepLimit * scale;
+    return scale > 0 && fixed_dt > kSofteningStepLimit * scale;
   };
   const bool watch = cfg.step_outgrown && cfg.eta == 0 && cfg.solver.eps > 0;
   // A restart keeps the measure of the run's start and the step it warned of, unless its
@@ -274,7 +278,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   if (watch && !std::isfinite(scale_at_start))
     scale_at_start = softening_step_scale(cfg.solver.eps, lf.max_acceleration2());
   double outgrown_dt = kept ? start->step_outgrown_dt : 0.0;
-  bool armed = watch && !outgrown(scale_at_start) && !(outgrown_dt > 0 && cfg.dt >= outgrown_dt);
+  bool armed = watch && !outgrown(scale_at_start) && !(outgrown_dt > 0 && fixed_dt >= outgrown_dt);
   if (cfg.prepare_output) cfg.prepare_output();
   EnergyLog elog(cfg.out_dir, start != nullptr);
   const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
@@ -297,7 +301,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   if (start) {
     const auto on_grid = [&](double tb, std::size_t sb) {
       return start->step >= sb &&
-             start->time == tb + static_cast<double>(start->step - sb) * cfg.dt;
+             start->time == tb + static_cast<double>(start->step - sb) * fixed_dt;
     };
     if (std::isfinite(start->time_base) && on_grid(start->time_base, start->step_base))
       t_base = start->time_base, step_base = start->step_base;
@@ -343,16 +347,16 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       // steps of 1e-4 reaches t = 9e-4 with 1e-4 minus an ulp left, which must not become a
       // shorter step (the run would differ from a longer one, and from its own restart).
       const double left = cfg.t_end - t;
-      if (left < cfg.dt - tiny)
+      if (left < fixed_dt - tiny)
         dt = left, lands = cfg.t_end;
       else
-        dt = cfg.dt;
+        dt = fixed_dt;
     }
     accumulate(res.seconds, lf.step(dt));
     ++step;
     t = lands         ? *lands
         : cfg.eta > 0 ? t + dt
-                      : t_base + static_cast<double>(step - step_base) * cfg.dt;
+                      : t_base + static_cast<double>(step - step_base) * fixed_dt;
     if (armed) {  // a max|a| of the step's forces: O(N), on the device a reduction
       const double a2 = lf.max_acceleration2();
       const double scale = softening_step_scale(cfg.solver.eps, a2);
@@ -362,8 +366,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       // bounded errors of 7e-4).
       if (outgrown(scale) && !(scale_at_start > 0 && scale > 0.5 * scale_at_start)) {
         armed = false;
-        outgrown_dt = cfg.dt;
-        cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start});
+        outgrown_dt = fixed_dt;
+        cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start, fixed_dt});
       }
     }
     if (t >= next_output - tiny || t >= cfg.t_end - tiny) {

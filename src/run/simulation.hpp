@@ -68,6 +68,7 @@ struct StepOutgrown {
   double max_acceleration = 0;  // max|a| at that time
   double scale = 0;             // sqrt(eps / max|a|) at that time
   double scale_at_start = 0;    // and where the run started (0: no forces there)
+  double dt = 0;                // the run's fixed step
 };
 
 // Snapshots, checkpoints, progress display and signal handling hook in here (cli/cmd_run).
@@ -94,7 +95,7 @@ class RunObserver {
 
 struct RunConfig {
   double t_end = 10.0;         // simulated time to reach
-  double dt = 1.0 / 128;       // fixed step (used when eta == 0)
+  double dt = 1.0 / 128;       // fixed step (used when eta == 0; choose_dt may shorten it)
   double eta = 0.0;            // > 0: global adaptive step dt = eta sqrt(eps / max|a|)
   double output_every = 0.25;  // diagnostics interval (simulated time)
   std::string out_dir;         // energy.csv goes here; empty: no files
@@ -108,6 +109,11 @@ struct RunConfig {
   // fails in the first force evaluation (a softening whose m / eps^3 leaves float32) then
   // fails before any earlier output is touched. Null: nothing to prepare.
   std::function<void()> prepare_output;
+  // Fixed steps: called once the initial forces are known (the restored ones when continuing
+  // without recomputing them), before prepare_output; returns the step the run takes instead of
+  // dt (--dt auto: from the initial state, cli/cmd_run.cpp). It may throw
+  // std::invalid_argument, before anything is written. Null: dt.
+  std::function<double()> choose_dt;
   // Fixed steps with softening: called once, after the first step whose state the step no
   // longer resolves (StepOutgrown) and whose measure is under half the start's (max|a| at
   // least 4 times the start's: a changed state, not the fluctuation of a run that starts near
