@@ -190,11 +190,12 @@ TEST(Bench, PeakCountsEachCoreOnce) {
 }
 
 // The table on standard output is bench's (and accuracy's) output: a write to it that fails is
-// a failure (it exited 0 on a full disk).
+// a failure (it exited 0 on a full disk); so are the help and version texts (hoshi --help and
+// --version exited 0 there).
 TEST(Bench, AFailedWriteToStandardOutputIsAFailure) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
-  for (const char* args :
-       {"bench -n 50 --repeat 1 --peak-gflops 1", "accuracy -n 500 --targets 50"}) {
+  for (const char* args : {"bench -n 50 --repeat 1 --peak-gflops 1", "accuracy -n 500 --targets 50",
+                           "--help", "--version", "run --help", "help bench"}) {
     const std::string cmd = std::string(HOSHI_EXE) + " " + args + " > /dev/full 2>/dev/null";
     const int rc = std::system(cmd.c_str());
     ASSERT_TRUE(WIFEXITED(rc)) << args;

@@ -115,6 +115,17 @@ void limit_openmp_spinning(char** argv) {
   ::unsetenv("GOMP_SPINCOUNT");  // exec failed: as it was
 }
 
+// The usage and --version text to standard output: a write that failed (a full disk) is an
+// error, as for a command's --help (it ended with status 0).
+int stdout_written(int status) {
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "hoshi: error: write to standard output failed (disk full?)\n";
+    return 1;
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,11 +154,11 @@ int main(int argc, char** argv) {
       std::cerr << "hoshi: error: " << argv[1] << " takes one command name, not '" << words
                 << "'\n";
     }
-    return error ? 2 : 0;
+    return error ? 2 : stdout_written(0);
   }
   if (!std::strcmp(argv[1], "--version")) {
     print_version();
-    return 0;
+    return stdout_written(0);
   }
   for (const auto& c : kCommands) {
     if (std::strcmp(argv[1], c.name) != 0) continue;
