@@ -166,6 +166,10 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // The option as the user gave it (it was reported as --axis).
       {"run --render-axis w", "--render-axis: value 'w' is not one of x, y, z"},
       {"run -G nan", "option -G: value 'nan' is not a number"},  // was "--G"
+      // Options whose value may be auto say so.
+      {"run --dt aut", "option --dt: value 'aut' is not a number (nor auto)"},
+      {"run --theta 0.6x", "option --theta: value '0.6x' is not a number (nor auto)"},
+      {"run --t-end auto", "option --t-end: value 'auto' is not a number\n"},
       {"ic -G 0", "invalid -G 0 (must be > 0)"},
       {"ic -G 1e31", "invalid -G 1e31 (from 1e-30 to 1e30"},  // G = inf after --units galaxy
       {"ic --units cgs", "--units: value 'cgs' is not one of henon, galaxy"},

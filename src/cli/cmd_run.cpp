@@ -1239,7 +1239,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   try {
     cfg.t_end = number(r, "t-end");
     dt_auto = r["dt"].as<std::string>() == "auto";
-    cfg.dt = dt_auto ? kAutoStep : number(r, "dt");  // auto: at most kAutoStep (auto_step)
+    cfg.dt = dt_auto ? kAutoStep : number(r, "dt", true);  // auto: at most kAutoStep (auto_step)
     cfg.eta = number(r, "eta");
     // The adaptive step sets every step: a --dt given with it was ignored.
     if (cfg.eta > 0 && given("dt"))

@@ -167,7 +167,7 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
   }
 }
 
-double number(const cxxopts::ParseResult& r, const std::string& name) {
+double number(const cxxopts::ParseResult& r, const std::string& name, bool or_auto) {
   const std::string s = r[name].as<std::string>();
   const char* first = number_start(s);
   double v = 0;
@@ -176,7 +176,8 @@ double number(const cxxopts::ParseResult& r, const std::string& name) {
     throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
                                 "' is out of the range of a double (about 1e-308 to 1e308)");
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || std::isnan(v))
-    throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not a number");
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not a number" +
+                                (or_auto ? " (nor auto)" : ""));
   if (!std::isfinite(v))
     throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
                                 "' is not a finite number");
@@ -194,7 +195,7 @@ std::optional<double> given_G(const cxxopts::ParseResult& r) {
   for (const auto& kv : r.arguments())
     if (kv.key() == "G") text = kv.value();
   if (!text || *text == "auto") return std::nullopt;
-  const double g = number(r, "G");
+  const double g = number(r, "G", true);
   if (!(g > 0)) throw std::invalid_argument("invalid -G " + *text + " (must be > 0)");
   require_G_in_range(g, "-G " + *text);
   return g;
@@ -328,7 +329,7 @@ std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfi
 
 double softening_option(const cxxopts::ParseResult& r, bool softening_auto) {
   if (softening_auto && r["softening"].as<std::string>() == "auto") return 0.0;
-  return number(r, "softening");
+  return number(r, "softening", softening_auto);
 }
 
 bool softening_given(const cxxopts::ParseResult& r) {
@@ -352,13 +353,15 @@ SolverConfig solver_config(const cxxopts::ParseResult& r, bool softening_auto) {
                                            : parse_criterion(r["criterion"].as<std::string>());
   c.tree.order = integer(r, "order");
   c.tree.alpha_auto = r["alpha"].as<std::string>() == "auto";
-  c.tree.alpha = c.tree.alpha_auto ? default_alpha(c.backend, c.tree.walk) : number(r, "alpha");
+  c.tree.alpha =
+      c.tree.alpha_auto ? default_alpha(c.backend, c.tree.walk) : number(r, "alpha", true);
   c.tree.n_leaf = integer(r, "n-leaf");
   c.tree.n_group = integer(r, "n-group");
   c.tree.local_ratio = number(r, "local-ratio");
   c.tree.theta_auto = r["theta"].as<std::string>() == "auto";
   // "auto" is resolved by make_solver once the backend is known; until then the CPU value.
-  c.tree.theta = c.tree.theta_auto ? default_theta(c.backend, c.tree.walk) : number(r, "theta");
+  c.tree.theta =
+      c.tree.theta_auto ? default_theta(c.backend, c.tree.walk) : number(r, "theta", true);
   validate(c);
   if (!c.tree.theta_auto && !c.tree.criterion_auto)
     warn_large_theta(c.tree.theta, c.tree.criterion);

@@ -36,7 +36,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
 
 // Strictly parsed option values ("1x" is an error, not 1). Declare such options with
 // cxxopts::value<std::string>().
-double number(const cxxopts::ParseResult& r, const std::string& name);
+// `or_auto`: the option also takes the word auto (handled by the caller), which a value that is
+// neither is told of.
+double number(const cxxopts::ParseResult& r, const std::string& name, bool or_auto = false);
 // -G as given, or nothing where it is not given or is "auto" (the default: the unit system's
 // G, or a particle file's recorded one; 1 without either). A value must be a number > 0.
 std::optional<double> given_G(const cxxopts::ParseResult& r);
