@@ -189,6 +189,20 @@ TEST(Bench, PeakCountsEachCoreOnce) {
   EXPECT_LT(crowded, 1.5 * own) << cores << " cores";
 }
 
+// bench checks every -n set before its first row and keeps those that fit within its budget (a
+// quarter of the memory) in -n order until their row; the others are made again there.
+TEST(Bench, SetsBeyondTheBudgetAreMadeAgainAtTheirRow) {
+  const std::vector<std::size_t> n = {1000, 4000, 2000, 500};
+  EXPECT_EQ(sets_kept_until_their_row(n, 100, 0), std::vector<bool>(4, true));  // no budget
+  EXPECT_EQ(sets_kept_until_their_row(n, 100, 1e9), std::vector<bool>(4, true));
+  // 1e5 + 2e5 = 3e5 kept; 4e5 would pass 4.5e5, 5e4 fits after them; at the budget is within.
+  EXPECT_EQ(sets_kept_until_their_row(n, 100, 4.5e5), (std::vector<bool>{true, false, true, true}));
+  EXPECT_EQ(sets_kept_until_their_row(n, 100, 5e5), (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(sets_kept_until_their_row(n, 100, 1e5), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(sets_kept_until_their_row(n, 100, 4e4),
+            (std::vector<bool>{false, false, false, false}));
+}
+
 // The table on standard output is bench's (and accuracy's) output: a write to it that fails is
 // a failure (it exited 0 on a full disk); so are the help and version texts (hoshi --help and
 // --version exited 0 there).

@@ -138,4 +138,17 @@ void write_bench_csv(const std::string& path, const std::vector<BenchRow>& rows,
   });
 }
 
+std::vector<bool> sets_kept_until_their_row(const std::vector<std::size_t>& n,
+                                            double bytes_per_particle, double budget_bytes) {
+  std::vector<bool> kept(n.size(), true);
+  if (!(budget_bytes > 0)) return kept;
+  double held = 0;
+  for (std::size_t k = 0; k < n.size(); ++k) {
+    const double bytes = bytes_per_particle * static_cast<double>(n[k]);
+    kept[k] = held + bytes <= budget_bytes;
+    if (kept[k]) held += bytes;
+  }
+  return kept;
+}
+
 }  // namespace hoshi

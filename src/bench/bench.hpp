@@ -47,6 +47,14 @@ double measure_peak_gflops(int threads, double seconds = 0.2);
 // once), from Linux's /sys topology; omp_get_num_procs() where that is missing.
 std::size_t physical_cores();
 
+// hoshi bench makes every set of its -n list before the first row (an error at a later N is one
+// line, not a table cut short); which of them stay in memory until their row: in -n order,
+// those whose particles fit with the ones kept before them within `budget_bytes` at
+// `bytes_per_particle`; the others are made again at their row (-n 1e7,2e7,4e7 held all 7e7
+// particles at once, 6.7 GB, beside the largest force's tree). budget_bytes 0: all of them.
+std::vector<bool> sets_kept_until_their_row(const std::vector<std::size_t>& n,
+                                            double bytes_per_particle, double budget_bytes);
+
 // CSV, one row per BenchRow, header
 // solver,backend,n,threads,seconds,interactions_per_second,gflops,peak_fraction,
 // seconds_keys,seconds_sort,seconds_permute,seconds_build,seconds_moments,seconds_walk,

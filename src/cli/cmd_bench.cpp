@@ -107,24 +107,37 @@ int cmd_bench(int argc, char** argv) {
   // Every set and its solver before the table's header: a bad file, model parameter or solver
   // setting is one error line, not a header followed by an error (a model that cannot be made
   // at a later N, a disk with no disk particles, failed after the rows before it were timed).
+  // Sets beyond a quarter of the memory are checked and let go, and made again at their row
+  // (sets_kept_until_their_row; 96 B per particle: a ParticleSet's 11 doubles and 64-bit id).
+  constexpr double kParticleBytes = 96;
   io::SnapshotInfo info;
   std::vector<ParticleSet> sets;
-  if (from_file)
+  const std::vector<bool> kept =
+      sets_kept_until_their_row(sizes, kParticleBytes, physical_memory() / 4);
+  const auto make_set = [&](std::size_t k) {
+    try {
+      return model_for_n(argc, argv, sizes[k]);
+    } catch (const std::invalid_argument& e) {
+      if (sizes.size() == 1) throw;
+      throw std::invalid_argument("-n " + std::to_string(sizes[k]) + ": " + e.what());
+    }
+  };
+  if (from_file) {
     sets.push_back(initial_conditions(r, &info));
-  else
-    for (const std::size_t n : sizes) try {
-        sets.push_back(model_for_n(argc, argv, n));
-      } catch (const std::invalid_argument& e) {
-        if (sizes.size() == 1) throw;
-        throw std::invalid_argument("-n " + std::to_string(n) + ": " + e.what());
-      }
+  } else {
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      ParticleSet s = make_set(k);
+      make_solver(config, s.size());
+      sets.push_back(kept[k] ? std::move(s) : ParticleSet{});
+    }
+  }
   const ParticleSet& first = sets.front();
   if (from_file) {
     // The forces the run that wrote the file computed (bench timed eps 0 on a run's snapshot).
     take_recorded_softening_and_say("bench", r, info.parameters, ic, config);
     require_distinct_positions_in(first, config.eps, ic);
   }
-  for (const ParticleSet& s : sets) make_solver(config, s.size());
+  if (from_file) make_solver(config, first.size());
   const bool measured = peak == 0;
   if (measured) peak = measure_peak_gflops(threads);
 
@@ -143,7 +156,7 @@ int cmd_bench(int argc, char** argv) {
             << "\n";
   std::vector<BenchRow> rows;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    ParticleSet p = std::move(sets[k]);  // freed after its row
+    ParticleSet p = from_file || kept[k] ? std::move(sets[k]) : make_set(k);  // freed after its row
     auto solver = make_solver(config, p.size());
     BenchRow row;
     try {

@@ -493,13 +493,10 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
           (std::string(option) == "radius" ? "uniform" : "kepler") + " model)");
 }
 
-namespace {
-// The machine's physical memory in bytes; 0 where the system does not say.
 double physical_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
 }
-}  // namespace
 
 void require_run_memory(std::size_t n, const std::string& what) {
   const double need = kRunBytesPerParticle * static_cast<double>(n);

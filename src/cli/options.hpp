@@ -135,6 +135,8 @@ void require_distinct_positions_in(const ParticleSet& p, double eps, const std::
 // A run's peak memory per particle: the particles (~97 B) and the tree solver's arrays
 // (~118 B; docs/perf-tree.md, 215 B at N = 4e6; a whole run measured 218 B at 2^22).
 inline constexpr double kRunBytesPerParticle = 220;
+// The machine's physical memory in bytes; 0 where the system does not say.
+double physical_memory();
 // Refuses (std::invalid_argument, starting with `what`) n particles whose run would need more
 // than the machine's physical memory at kRunBytesPerParticle: the OOM killer ended it, after the
 // model had been made.
