@@ -393,5 +393,39 @@ TEST(AnalyzeCommand, AxisLettersAreTheUnitVectors) {
   EXPECT_EQ(run("analyze " + (d / "g.csv").string() + " --axis 0,0,0"), 2);
 }
 
+// --axis spin says the axis it found (the profile does not show it): for the disk's ids, the
+// disk's own axis z; for the whole galaxy the inner half mass is mostly halo, whose sampled
+// angular momentum tilts it.
+TEST(AnalyzeCommand, SpinAxisIsSaid) {
+  const fs::path d = scratch("spin");
+  const DiskGalaxyModel model{DiskGalaxyParams{}};
+  io::write_csv((d / "g.csv").string(), model.sample(4000, 5));
+  std::size_t nh, nd, nb;
+  model.split(4000, nh, nd, nb);
+  const auto axis_said = [&](const std::string& args) {
+    const fs::path err = d / "err.txt";
+    const std::string cmd = std::string(HOSHI_EXE) + " analyze " + (d / "g.csv").string() +
+                            " --axis spin --overwrite --profiles " + (d / "p").string() + args +
+                            " >/dev/null 2>" + err.string();
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << args;
+    std::ifstream in(err);
+    std::stringstream s;
+    s << in.rdbuf();
+    const std::string text = s.str();
+    const auto at = text.find("g: --axis spin is ");
+    EXPECT_NE(at, std::string::npos) << text;
+    if (at == std::string::npos) return Vec3{0, 0, 0};
+    Vec3 a{};
+    std::stringstream v(text.substr(at + 18));
+    char comma;
+    v >> a[0] >> comma >> a[1] >> comma >> a[2];
+    return a;
+  };
+  const Vec3 disk = axis_said(" --ids " + std::to_string(nh) + ":" + std::to_string(nh + nd));
+  EXPECT_GT(disk[2], 0.999);  // the disk's 1000 particles: within ~2.5 degrees of z
+  const Vec3 all = axis_said("");
+  EXPECT_NEAR(std::hypot(all[0], all[1], all[2]), 1.0, 1e-3);
+}
+
 }  // namespace
 }  // namespace hoshi

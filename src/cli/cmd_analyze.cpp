@@ -478,6 +478,15 @@ int cmd_analyze(int argc, char** argv) {
       }
       const Vec3 v = inner.empty() ? vcom : centre_of_mass_velocity(inner);
       const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
+      // The axis spin found, which the profile does not show (a galaxy's inner half mass is
+      // mostly halo, whose sampled angular momentum tilted it by 17 degrees from its disk's).
+      if (spin) {
+        std::ostringstream a;
+        a << std::fixed << std::setprecision(4) << ax[0] << "," << ax[1] << "," << ax[2];
+        std::cerr << "hoshi analyze: note: " << names[file] << ": --axis spin is " << a.str()
+                  << " (the angular momentum of the inner half mass of the particles analysed; "
+                     "for a galaxy's disk give its --ids)\n";
+      }
       // Log-spaced shells need r_lo > 0: where 0.5% of the mass sits at the centre, a millionth
       // of the outer radius (an absolute 1e-12 began every profile there for a system of
       // 1e-14 units, and put 98% of it inside the first shell).
