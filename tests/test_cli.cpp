@@ -181,6 +181,10 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --render-every 1 --render-extent 1e-322", "--render-extent: value 1e-322 (its pixel"},
       {"run --snapshot-every 1e-300", "--snapshot-every: value 1e-300 (more than 1e9 outputs"},
       {"run --dt 1e-300", "more than 1e12 steps to --t-end"},
+      // --dt auto is named as given (it was "invalid --dt 0.0078125").
+      {"run --t-end 1e11",
+       "--dt auto: at most 0.0078125 = 1/128, leaves more than 1e12 steps to --t-end 1e11; give "
+       "--dt or --eta"},
       // The adaptive step and the outputs it lands on had no such limit (an audit,
       // 2026-12-02): 7537 steps of 1e-12 in 5 s, or no end.
       {"run --output-every 1e-300", "invalid --output-every 1e-300 (more than 1e9 outputs"},
@@ -589,6 +593,17 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
                        "pericentre passage), 8192 steps to --t-end 0.5\n"),
             std::string::npos)
       << r.out;
+  // Two bodies falling from rest (L = 0, e = 1) have their pericentre, at eps, ahead of them
+  // (they were taken to be past it: no warning at 1/128, and the energy gained 82 times itself).
+  write(d / "fall.csv", "id,x,y,z,vx,vy,vz,m\n0,-0.5,0,0,0,0,0,0.5\n1,0.5,0,0,0,0,0,0.5\n");
+  r = hoshi("run --ic " + (d / "fall.csv").string() + " --dt 0.0078125 --t-end 0 --quiet --out " +
+                (d / "f").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("dynamical times sqrt(r_p^3 / (G M)) = 0.001 of the two bodies' "
+                       "pericentre passage"),
+            std::string::npos)
+      << r.err;
   // Two such disks in a merger: radii about the density centre (about the centre of mass,
   // between the galaxies, the merger got no warning even at dt 0.5).
   for (const char* model : {"disk -n 4000", "merger -n 8000"}) {
@@ -610,6 +625,30 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
     r = hoshi(args + " --t-end 0 --quiet --overwrite --out " + (d / "h").string(), d);
     EXPECT_EQ(r.status, 0) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+// A file in other units than the run's: a galaxy-units Plummer sphere (velocities in km/s) run in
+// Henon units has 2K/|W| = G_galaxy / 1 ~ 4.3e4 and flew apart without a word.
+TEST(Cli, RunFromAFileFarFromBoundWarnsOfItsUnits) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("ic -n 1000 --units galaxy --out " + (d / "g.csv").string(), d).status, 0);
+  ASSERT_EQ(hoshi("ic -n 1000 --out " + (d / "h.csv").string(), d).status, 0);
+  Result r = hoshi(
+      "run --ic " + (d / "g.csv").string() + " --t-end 0 --quiet --out " + (d / "a").string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto at = r.err.find("g.csv: 2K/|W| = ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const double ratio = std::stod(r.err.substr(at + 16));
+  EXPECT_GT(ratio, 0.8 * 43007.1) << r.err;  // the model's ~1, times the G it was made with
+  EXPECT_LT(ratio, 1.2 * 43007.1) << r.err;
+  EXPECT_NE(r.err.find("(henon, G = 1), give them (--units galaxy"), std::string::npos) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  for (const std::string& args :
+       {"--ic " + (d / "g.csv").string() + " --units galaxy", "--ic " + (d / "h.csv").string()}) {
+    r = hoshi("run " + args + " --t-end 0 --quiet --overwrite --out " + (d / "b").string(), d);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("2K/|W|"), std::string::npos) << args << ": " << r.err;
   }
 }
 
@@ -710,6 +749,14 @@ TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
             0);
   r = hoshi("run --restart " + (d / "r").string() + " --dt 0.0625 --t-end 0.0703125 --quiet", d);
   EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("do not resolve encounters within the softening"), std::string::npos)
+      << r.err;
+  // So is one whose softening changed (another measure), for the step it keeps: the stored one,
+  // which --dt auto chose for the old softening.
+  ASSERT_EQ(hoshi("run -n 512 --t-end 0.0625 --quiet --out " + (d / "e").string(), d).status, 0);
+  r = hoshi("run --restart " + (d / "e").string() + " --softening 0.0002 --t-end 0.125 --quiet", d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --dt 0.0078125 is "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("do not resolve encounters within the softening"), std::string::npos)
       << r.err;
 }

@@ -1462,6 +1462,12 @@ TEST(IoRun, DefaultStepIsChosenFromTheInitialState) {
       EXPECT_EQ(std::stod(rows[i].at(2)), dt) << rows[i].at(1);
   EXPECT_EQ(stored_dt(a), dt);
 
+  // One particle: nothing to limit the step (auto took inf, and the run failed).
+  test::write_all(dir.file("one.csv"), "x,y,z,vx,vy,vz,m\n0,0,0,0.1,0,0,1\n");
+  const std::string one = dir.file("one");
+  ASSERT_EQ(hoshi("run --ic " + dir.file("one.csv") + " --t-end 0.1 --quiet --out " + one, log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(stored_dt(one), 1.0 / 128);
   // A step that leaves more than 1e12 steps is refused before the directory is made.
   const std::string c = dir.file("C");
   EXPECT_EQ(hoshi(galaxy + "--t-end 1e9 --output-every 10 --quiet --out " + c, log), 2);

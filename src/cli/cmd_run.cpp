@@ -112,8 +112,8 @@ void add_run_options(cxxopts::Options& o) {
       "dt",
       "fixed time step, or auto: 1/128, or where the initial state's limits (a quarter of the "
       "shortest dynamical time, 0.3 sqrt(eps/max|a|)) reject it the power of two the warning "
-      "for a given --dt would suggest (not with --eta > 0, which sets every step; a last step "
-      "that would pass --t-end is shortened to end there)",
+      "for a given --dt would suggest, stored as chosen for --restart (not with --eta > 0, "
+      "which sets every step; a last step that would pass --t-end is shortened to end there)",
       cxxopts::value<std::string>()->default_value("auto"))(
       "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic)",
       cxxopts::value<std::string>()->default_value("0"))(
@@ -263,7 +263,10 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
                lz = r[0] * v[1] - r[1] * v[0];
   const double l2 = lx * lx + ly * ly + lz * lz, energy = 0.5 * v2 - gm / rr;
   const double e = std::sqrt(std::max(0.0, 1 + 2 * energy * l2 / (gm * gm)));
-  if (!(e < 1) && r[0] * v[0] + r[1] * v[1] + r[2] * v[2] >= 0) return 0;  // past it, for good
+  // Past it for good: unbound and moving apart (a bound pair has one ahead: two bodies at rest,
+  // L = 0 and e = 1, were taken to be past it, and a head-on fall at 1/128 gained 82 times its
+  // energy).
+  if (!(e < 1) && energy >= 0 && r[0] * v[0] + r[1] * v[1] + r[2] * v[2] >= 0) return 0;
   const double rp = std::max(std::min(l2 / (gm * (1 + e)), rr), eps);
   return std::sqrt(rp * rp * rp / gm);
 }
@@ -288,15 +291,16 @@ struct StepLimits {
   DynamicalTime d;          // d.t: the orbits' time (0: none)
   bool pericentre = false;  // d.t is the two bodies' pericentre passage's
   double eps = 0, max_a = 0;
-  double scale = 0;           // sqrt(eps / max|a|) (0: none)
-  bool orbits = false;        // dt passes the orbits' limit
-  bool softening = false;     // dt passes the softening's
-  double limit = HUGE_VAL;    // the longest step both allow
-  double suggest = HUGE_VAL;  // the step that meets them with a margin (dt when it passes)
+  double scale = 0;         // sqrt(eps / max|a|) (0: none)
+  bool orbits = false;      // dt passes the orbits' limit
+  bool softening = false;   // dt passes the softening's
+  double limit = HUGE_VAL;  // the longest step both allow
+  double suggest = 0;       // the step that meets them with a margin (dt when it passes)
 };
 
 StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   StepLimits l;
+  l.suggest = dt;  // no limit: one particle (--dt auto took inf)
   if (p.size() < 2) return l;
   l.d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
   const double t_peri = pericentre_time(p, cfg.solver.G, cfg.solver.eps);
@@ -362,6 +366,24 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
   return true;
 }
 
+// A particle file whose kinetic energy is far beyond its binding at the start, 2K/|W| > 100 (an
+// equilibrium has 1): a file in other units than the run's, most often a galaxy-units Gadget
+// or CSV file run in Henon units (G 43007 times too small: 2K/|W| = 4.3e4, which started
+// without a word and flew apart). A warning: an unbound set may be meant (two bodies are
+// left to the step checks).
+void warn_unbound_file(const ParticleSet& p, const std::string& file, const io::UnitSystem& units,
+                       double G) {
+  if (p.size() < 3) return;
+  const Diagnostics d = diagnostics(p);
+  if (!(d.virial_ratio > 100)) return;
+  std::cerr << "hoshi run: warning: " << file << ": 2K/|W| = " << std::setprecision(3)
+            << d.virial_ratio << std::setprecision(6)
+            << " at the start (1 in equilibrium): the particles fly apart; if the file is in "
+               "other units than the run's ("
+            << units.name << ", G = " << number_text(G)
+            << "), give them (--units galaxy: kpc, km/s, 1e10 Msun; or -G)\n";
+}
+
 // --dt auto: kAutoStep, or where the start's limits (step_limits) reject it the step the
 // warning would suggest (a galaxy-units run, G = 43007, at 1/128 gained an energy error of 1.3
 // by t = 0.05; the Jaffe model's cusp). Said when shortened, with --quiet too (the run takes
@@ -372,15 +394,17 @@ double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
   const double dt = l.suggest;
   if (time_left / dt > 1e12) {
     std::ostringstream m;
-    m << "--dt auto: " << dt << ", for the start's limits (" << step_excess(l, kAutoStep)
-      << "), leaves more than 1e12 steps to --t-end " << cfg.t_end << "; give --dt or --eta";
+    m << "--dt auto: " << power_of_two_step(dt) << ", for the start's limits ("
+      << step_excess(l, kAutoStep) << "), leaves more than 1e12 steps to --t-end " << cfg.t_end
+      << "; give --dt or --eta";
     throw std::invalid_argument(m.str());
   }
   if (dt < kAutoStep) {
     std::ostringstream s;
     s << "hoshi run: --dt auto: " << power_of_two_step(dt) << " (the default "
       << step_excess(l, kAutoStep) << "), " << number_text(std::ceil(time_left / dt))
-      << " steps to --t-end " << cfg.t_end << "\n";
+      << (std::ceil(time_left / dt) == 1 ? " step" : " steps") << " to --t-end "
+      << number_text(cfg.t_end) << "\n";
     std::cout << s.str();
   } else if (!cfg.quiet) {
     std::cout << "--dt auto: " << power_of_two_step(dt) << "\n";
@@ -393,9 +417,9 @@ double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
 // there (the start's warning's suggestion).
 void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
   std::ostringstream s;
-  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt " << o.dt << " is "
-    << o.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale << " (eps " << cfg.solver.eps
-    << ", max|a| " << o.max_acceleration << "; at the start ";
+  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt "
+    << number_text(o.dt) << " is " << o.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale
+    << " (eps " << cfg.solver.eps << ", max|a| " << o.max_acceleration << "; at the start ";
   if (o.scale_at_start > 0)
     s << "the step was " << o.dt / o.scale_at_start << " of it";
   else
@@ -1240,6 +1264,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     cfg.t_end = number(r, "t-end");
     dt_auto = r["dt"].as<std::string>() == "auto";
     cfg.dt = dt_auto ? kAutoStep : number(r, "dt", true);  // auto: at most kAutoStep (auto_step)
+    // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).
+    if (dt_auto && number(r, "eta") == 0 && number(r, "t-end") / kAutoStep > 1e12)
+      throw std::invalid_argument("--dt auto: at most " + power_of_two_step(kAutoStep) +
+                                  ", leaves more than 1e12 steps to --t-end " +
+                                  r["t-end"].as<std::string>() + "; give --dt or --eta");
     cfg.eta = number(r, "eta");
     // The adaptive step sets every step: a --dt given with it was ignored.
     if (cfg.eta > 0 && given("dt"))
@@ -1554,7 +1583,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                           &lock, input, &start_warned, &outputs] {
       // A restart that sets the step: the warning of a new run (it went unsaid; the run's
       // first part was warned of its own step, if at all).
-      if (dt_given && !dt_auto) start_warned = warn_step(cfg, p);
+      // So does one whose forces changed (another softening: another measure; it kept the
+      // stored step unsaid, which --dt auto had chosen for the old one).
+      if (!dt_auto && (dt_given || start.recompute_forces)) start_warned = warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
@@ -1647,9 +1678,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (fs::is_directory(cfg.out_dir, exists_ec)) lock = io::DirectoryLock(cfg.out_dir, "--out");
     // Once the initial forces are known (a setting may fail there): nothing in --out is
     // created or removed before.
-    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs, dt_auto] {
+    cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs, dt_auto, &units] {
       // p holds the initial forces now (on the device stepper, too). --dt auto chose its step.
       if (!dt_auto) start_warned = warn_step(cfg, p);
+      if (!is_model(ic_name)) warn_unbound_file(p, ic_name, units, cfg.solver.G);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
       remove_earlier_run_outputs(cfg.out_dir, ic_name, lock.held());
