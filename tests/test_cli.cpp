@@ -167,7 +167,10 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --render-axis w", "--render-axis: value 'w' is not one of x, y, z"},
       {"run -G nan", "option -G: value 'nan' is not a number"},  // was "--G"
       // Options whose value may be auto say so.
-      {"run --dt aut", "option --dt: value 'aut' is not a number (nor auto)"},
+      {"run --dt aut", "option --dt: value 'aut' is not a number, a fraction A/B or auto"},
+      // --dt takes a fraction, as the step messages write steps (1/1024).
+      {"run --dt 1/x", "option --dt: value '1/x' is not a number, a fraction A/B or auto"},
+      {"run --dt 1/0", "option --dt: value '1/0' is not a finite number"},
       {"run --theta 0.6x", "option --theta: value '0.6x' is not a number (nor auto)"},
       {"run --t-end auto", "option --t-end: value 'auto' is not a number\n"},
       {"ic -G 0", "invalid -G 0 (must be > 0)"},

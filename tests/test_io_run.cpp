@@ -1462,6 +1462,12 @@ TEST(IoRun, DefaultStepIsChosenFromTheInitialState) {
       EXPECT_EQ(std::stod(rows[i].at(2)), dt) << rows[i].at(1);
   EXPECT_EQ(stored_dt(a), dt);
 
+  // A step typed as the note writes it, a fraction, is the number it is.
+  const std::string f = dir.file("F");
+  ASSERT_EQ(hoshi("run -n 64 --dt 1/64 --t-end 0.0625 --quiet --out " + f, log), 0)
+      << test::read_all(log);
+  EXPECT_EQ(stored_dt(f), 1.0 / 64);
+  EXPECT_EQ(state(read_hdf5_snapshot(f + "/checkpoint.hdf5"), "step"), 4);
   // One particle: nothing to limit the step (auto took inf, and the run failed).
   test::write_all(dir.file("one.csv"), "x,y,z,vx,vy,vz,m\n0,0,0,0.1,0,0,1\n");
   const std::string one = dir.file("one");

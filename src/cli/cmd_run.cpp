@@ -1263,7 +1263,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   try {
     cfg.t_end = number(r, "t-end");
     dt_auto = r["dt"].as<std::string>() == "auto";
-    cfg.dt = dt_auto ? kAutoStep : number(r, "dt", true);  // auto: at most kAutoStep (auto_step)
+    // auto: at most kAutoStep (auto_step); 1/1024 as the messages write steps.
+    cfg.dt = dt_auto ? kAutoStep : number_or_fraction(r, "dt", true);
     // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).
     if (dt_auto && number(r, "eta") == 0 && number(r, "t-end") / kAutoStep > 1e12)
       throw std::invalid_argument("--dt auto: at most " + power_of_two_step(kAutoStep) +
@@ -1401,6 +1402,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     for (auto& [k, v] : outputs.parameters)
       if (k == key) v = value;
   };
+  // A step given as a fraction (1/1024) as the number it is (a reader of /Parameters/dt expects
+  // a double).
+  if (!dt_auto && cfg.eta == 0) record("dt", cfg.dt);
   // Each effective model parameter (defaults included) as its own attribute "model.KEY". A
   // restart keeps the checkpoint's (its particles continue; resolving them again would refuse
   // a key a later version no longer takes, and the run could not be continued at all).

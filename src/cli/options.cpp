@@ -167,8 +167,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
   }
 }
 
-double number(const cxxopts::ParseResult& r, const std::string& name, bool or_auto) {
-  const std::string s = r[name].as<std::string>();
+namespace {
+// `expected`: what the value should have been, for the error ("a number").
+double number_of(const std::string& s, const std::string& name, const std::string& expected) {
   const char* first = number_start(s);
   double v = 0;
   auto res = std::from_chars(first, s.data() + s.size(), v);
@@ -176,12 +177,38 @@ double number(const cxxopts::ParseResult& r, const std::string& name, bool or_au
     throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
                                 "' is out of the range of a double (about 1e-308 to 1e308)");
   if (res.ec != std::errc() || res.ptr != s.data() + s.size() || std::isnan(v))
-    throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not a number" +
-                                (or_auto ? " (nor auto)" : ""));
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not " +
+                                expected);
   if (!std::isfinite(v))
     throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
                                 "' is not a finite number");
   return v;
+}
+}  // namespace
+
+double number(const cxxopts::ParseResult& r, const std::string& name, bool or_auto) {
+  return number_of(r[name].as<std::string>(), name, or_auto ? "a number (nor auto)" : "a number");
+}
+
+double number_or_fraction(const cxxopts::ParseResult& r, const std::string& name, bool or_auto) {
+  const std::string s = r[name].as<std::string>();
+  const std::string expected =
+      or_auto ? "a number, a fraction A/B or auto" : "a number or a fraction A/B";
+  const auto slash = s.find('/');
+  if (slash == std::string::npos) return number_of(s, name, expected);
+  const auto part = [&](const std::string& t) {
+    try {
+      return number_of(t, name, "a number");
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not " +
+                                  expected);
+    }
+  };
+  const double a = part(s.substr(0, slash)), b = part(s.substr(slash + 1));
+  if (b == 0 || !std::isfinite(a / b))
+    throw std::invalid_argument("option " + dashed(name) + ": value '" + s +
+                                "' is not a finite number");
+  return a / b;
 }
 
 bool flag(const cxxopts::ParseResult& r, const std::string& name) {

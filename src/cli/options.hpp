@@ -39,6 +39,9 @@ cxxopts::ParseResult parse_options(cxxopts::Options& options, int argc, char** a
 // `or_auto`: the option also takes the word auto (handled by the caller), which a value that is
 // neither is told of.
 double number(const cxxopts::ParseResult& r, const std::string& name, bool or_auto = false);
+// A number, or a fraction A/B of two (--dt 1/1024, as hoshi run's messages write steps).
+double number_or_fraction(const cxxopts::ParseResult& r, const std::string& name,
+                          bool or_auto = false);
 // -G as given, or nothing where it is not given or is "auto" (the default: the unit system's
 // G, or a particle file's recorded one; 1 without either). A value must be a number > 0.
 std::optional<double> given_G(const cxxopts::ParseResult& r);
