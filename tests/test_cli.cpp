@@ -322,6 +322,36 @@ TEST(Cli, SkippedGasIsReportedAndAnEmptyFileIsAnError) {
 
 // render's summary gives the field in kpc for a file in physical (galaxy) units: it said
 // "(code units)" of a galaxy snapshot, whose scale bar was already in kpc.
+// render --ids draws one component, as analyze --ids measures it, framed by its own particles:
+// a galaxy model's disk (the halo's particles set the automatic field, 100 times the disk's).
+TEST(Cli, RenderIdsDrawsOneComponent) {
+  const fs::path d = scratch();
+  ASSERT_EQ(hoshi("ic --ic disk -n 4000 --out " + (d / "g.csv").string(), d).status, 0);
+  const auto field = [](const std::string& err) {
+    const auto at = err.find("field ");
+    return at == std::string::npos ? 0.0 : std::stod(err.substr(at + 6));
+  };
+  Result r = hoshi(
+      "render " + (d / "g.csv").string() + " --resolution 64 --out " + (d / "all.png").string(), d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("4000 particles"), std::string::npos) << r.err;
+  const double all = field(r.err);
+  r = hoshi("render " + (d / "g.csv").string() + " --ids 3000:4000 --resolution 64 --out " +
+                (d / "disk.png").string(),
+            d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("1000 particles"), std::string::npos) << r.err;
+  EXPECT_LT(field(r.err), 0.1 * all) << r.err;
+  EXPECT_GT(field(r.err), 0) << r.err;
+  for (const char* bad : {"--ids 5000:6000", "--ids 50", "--ids 9:3"}) {
+    r = hoshi("render " + (d / "g.csv").string() + " " + bad + " --out " + (d / "bad.png").string(),
+              d);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_EQ(lines(r.err), 1) << bad << ": " << r.err;
+    EXPECT_FALSE(fs::exists(d / "bad.png")) << bad;
+  }
+}
+
 TEST(Cli, RenderNamesTheFieldInKpcForGalaxyUnits) {
   const fs::path d = scratch();
   hoshi::ParticleSet p;

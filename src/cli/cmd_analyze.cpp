@@ -322,25 +322,7 @@ int cmd_analyze(int argc, char** argv) {
   if (prof_dir.empty()) say_unused({"bins", "axis", "disk-rmax"}, "--profiles");
   const double disk_rmax = number(r, "disk-rmax");
   if (!(disk_rmax >= 0)) throw std::invalid_argument("invalid --disk-rmax (must be >= 0)");
-  std::uint64_t id_lo = 0, id_hi = UINT64_MAX;
-  if (r.count("ids")) {
-    const std::string t = r["ids"].as<std::string>();
-    const auto colon = t.find(':');
-    if (colon == std::string::npos)
-      throw std::invalid_argument("invalid --ids " + t + " (expected BEGIN:END)");
-    // Ids are 64-bit and start at 0 (hoshi ic numbers from 0).
-    const auto parse_id = [&](const std::string& v) {
-      std::uint64_t id = 0;
-      const auto res = std::from_chars(number_start(v), v.data() + v.size(), id);
-      if (v.empty() || res.ec != std::errc() || res.ptr != v.data() + v.size())
-        throw std::invalid_argument("invalid --ids " + t + ": '" + v +
-                                    "' is not an id (a whole number from 0 to 2^64 - 1)");
-      return id;
-    };
-    id_lo = parse_id(t.substr(0, colon));
-    id_hi = parse_id(t.substr(colon + 1));
-    if (id_hi <= id_lo) throw std::invalid_argument("invalid --ids " + t + " (need BEGIN < END)");
-  }
+  const std::optional<IdRange> ids = id_range_option(r);
 
   std::ostringstream table;
   table << std::setprecision(10)
@@ -371,17 +353,8 @@ int cmd_analyze(int argc, char** argv) {
     io::LoadedSnapshot s = io::load_snapshot(path);
     if (!s.note.empty()) std::cerr << "hoshi analyze: " << path << ": " << s.note << "\n";
     ParticleSet all = std::move(s.particles);
-    ParticleSet selected;
-    if (r.count("ids")) {
-      for (std::size_t i = 0; i < all.size(); ++i)
-        if (all.id[i] >= id_lo && all.id[i] < id_hi)
-          selected.push_back(all.x[i], all.y[i], all.z[i], all.vx[i], all.vy[i], all.vz[i],
-                             all.m[i], all.id[i]);
-      if (selected.empty())
-        throw std::invalid_argument(path + ": no particle with an id in --ids " +
-                                    r["ids"].as<std::string>());
-    }
-    const ParticleSet& p = r.count("ids") ? selected : all;
+    const ParticleSet selected = ids ? select_ids(all, *ids, path) : ParticleSet{};
+    const ParticleSet& p = ids ? selected : all;
     const double t = s.time;
     if (s.format == io::SnapshotFormat::csv) without_time.push_back(path);
     // G of the snapshot's units (vcirc and the bound mass), unless -G is given.

@@ -27,8 +27,11 @@ int cmd_render(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("0"))(
       "resolution", "pixels per side", cxxopts::value<std::string>()->default_value("1024"))(
       "decades", "dynamic range of the log scale",
-      cxxopts::value<std::string>()->default_value("4"))("overwrite",
-                                                         "replace an existing output file");
+      cxxopts::value<std::string>()->default_value("4"))(
+      "ids",
+      "draw only particles with BEGIN <= id < END, given as BEGIN:END (e.g. a galaxy model's "
+      "disk: halo, then disk, then bulge ids; the field and centre are theirs)",
+      cxxopts::value<std::string>())("overwrite", "replace an existing output file");
   o.parse_positional({"snapshot"});
   o.positional_help("SNAPSHOT");
   auto r = parse_options(o, argc, argv);
@@ -52,10 +55,13 @@ int cmd_render(int argc, char** argv) {
     throw std::invalid_argument("option --decades: value " + number_text(ro.decades) +
                                 " (must be > 0)");
   io::check_render_options(ro, "--");  // before the snapshot is read
-  const io::LoadedSnapshot s = io::load_snapshot(r["snapshot"].as<std::string>());
+  const std::optional<IdRange> ids = id_range_option(r);
+  io::LoadedSnapshot s = io::load_snapshot(r["snapshot"].as<std::string>());
   if (!s.note.empty())
     std::cerr << "hoshi render: " << r["snapshot"].as<std::string>() << ": " << s.note << "\n";
   ro.units = s.units;
+  // One component (a galaxy's disk, whose field the halo's made 4000 kpc wide).
+  if (ids) s.particles = select_ids(s.particles, *ids, r["snapshot"].as<std::string>());
   // The automatic field is render_surface_density's (its errors name it, not a given --extent).
   const io::Image im = io::render_surface_density(s.particles, ro);
   io::write_png(out, im);

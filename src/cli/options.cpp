@@ -520,6 +520,39 @@ void check_ic_file(const cxxopts::ParseResult& r, bool seed_beyond_models) {
           (std::string(option) == "radius" ? "uniform" : "kepler") + " model)");
 }
 
+std::optional<IdRange> id_range_option(const cxxopts::ParseResult& r) {
+  if (!r.count("ids")) return std::nullopt;
+  IdRange ids;
+  ids.text = r["ids"].as<std::string>();
+  const std::string& t = ids.text;
+  const auto colon = t.find(':');
+  if (colon == std::string::npos)
+    throw std::invalid_argument("invalid --ids " + t + " (expected BEGIN:END)");
+  // Ids are 64-bit and start at 0 (hoshi ic numbers from 0).
+  const auto parse_id = [&](const std::string& v) {
+    std::uint64_t id = 0;
+    const auto res = std::from_chars(number_start(v), v.data() + v.size(), id);
+    if (v.empty() || res.ec != std::errc() || res.ptr != v.data() + v.size())
+      throw std::invalid_argument("invalid --ids " + t + ": '" + v +
+                                  "' is not an id (a whole number from 0 to 2^64 - 1)");
+    return id;
+  };
+  ids.lo = parse_id(t.substr(0, colon));
+  ids.hi = parse_id(t.substr(colon + 1));
+  if (ids.hi <= ids.lo) throw std::invalid_argument("invalid --ids " + t + " (need BEGIN < END)");
+  return ids;
+}
+
+ParticleSet select_ids(const ParticleSet& p, const IdRange& ids, const std::string& file) {
+  ParticleSet selected;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (p.id[i] >= ids.lo && p.id[i] < ids.hi)
+      selected.push_back(p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i], p.id[i]);
+  if (selected.empty())
+    throw std::invalid_argument(file + ": no particle with an id in --ids " + ids.text);
+  return selected;
+}
+
 double physical_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;

@@ -138,6 +138,16 @@ void require_distinct_positions_in(const ParticleSet& p, double eps, const std::
 // A run's peak memory per particle: the particles (~97 B) and the tree solver's arrays
 // (~118 B; docs/perf-tree.md, 215 B at N = 4e6; a whole run measured 218 B at 2^22).
 inline constexpr double kRunBytesPerParticle = 220;
+// --ids BEGIN:END (analyze, render): the particles with BEGIN <= id < END, such as one component
+// of a galaxy model (halo, then disk, then bulge ids). nullopt when not given.
+struct IdRange {
+  std::uint64_t lo = 0, hi = 0;
+  std::string text;  // as given
+};
+std::optional<IdRange> id_range_option(const cxxopts::ParseResult& r);
+// The particles of p in the range; std::invalid_argument naming `file` when there are none.
+ParticleSet select_ids(const ParticleSet& p, const IdRange& ids, const std::string& file);
+
 // The machine's physical memory in bytes; 0 where the system does not say.
 double physical_memory();
 // Refuses (std::invalid_argument, starting with `what`) n particles whose run would need more
