@@ -423,8 +423,11 @@ TEST(AnalyzeCommand, SpinAxisIsSaid) {
   };
   const Vec3 disk = axis_said(" --ids " + std::to_string(nh) + ":" + std::to_string(nh + nd));
   EXPECT_GT(disk[2], 0.999);  // the disk's 1000 particles: within ~2.5 degrees of z
+  // The whole galaxy: the halo's sampled angular momentum is comparable to the disk's at this N
+  // (tilts of 17 to 46 degrees seen), the reason for the note.
   const Vec3 all = axis_said("");
   EXPECT_NEAR(std::hypot(all[0], all[1], all[2]), 1.0, 1e-3);
+  EXPECT_LT(all[2], std::cos(10 * M_PI / 180));
 }
 
 }  // namespace

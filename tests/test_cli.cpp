@@ -320,8 +320,6 @@ TEST(Cli, SkippedGasIsReportedAndAnEmptyFileIsAnError) {
   EXPECT_FALSE(fs::exists(d / "o"));
 }
 
-// render's summary gives the field in kpc for a file in physical (galaxy) units: it said
-// "(code units)" of a galaxy snapshot, whose scale bar was already in kpc.
 // render --ids draws one component, as analyze --ids measures it, framed by its own particles:
 // a galaxy model's disk (the halo's particles set the automatic field, 100 times the disk's).
 TEST(Cli, RenderIdsDrawsOneComponent) {
@@ -352,6 +350,8 @@ TEST(Cli, RenderIdsDrawsOneComponent) {
   }
 }
 
+// render's summary gives the field in kpc for a file in physical (galaxy) units: it said
+// "(code units)" of a galaxy snapshot, whose scale bar was already in kpc.
 TEST(Cli, RenderNamesTheFieldInKpcForGalaxyUnits) {
   const fs::path d = scratch();
   hoshi::ParticleSet p;
@@ -637,6 +637,23 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
                        "pericentre passage"),
             std::string::npos)
       << r.err;
+  // Without softening the fall ends in a collision no step follows: a warning for a given step,
+  // an error for --dt auto (it took 1/128 and the energy error reached 142).
+  r = hoshi("run --ic " + (d / "fall.csv").string() +
+                " --softening 0 --dt 0.0078125 --t-end 0 --quiet --overwrite --out " +
+                (d / "f").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: the two bodies fall head-on without softening"), std::string::npos)
+      << r.err;
+  r = hoshi("run --ic " + (d / "fall.csv").string() + " --softening 0 --t-end 1 --quiet --out " +
+                (d / "f0").string(),
+            d);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--dt auto: the two bodies fall head-on without softening"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(d / "f0"));
   // Two such disks in a merger: radii about the density centre (about the centre of mass,
   // between the galaxies, the merger got no warning even at dt 0.5).
   for (const char* model : {"disk -n 4000", "merger -n 8000"}) {
@@ -655,7 +672,15 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
         std::string("run --ic kepler"), std::string("run --ic kepler --softening 0"),
         "run --softening 0 --ic " + (d / "planet.csv").string(),
         "run --softening 0 --ic " + (d / "flyby.csv").string()}) {
+    // At --dt auto (none given) the step stays 1/128: auto shortens it, in a note, where the
+    // warning for 1/128 would be given.
     r = hoshi(args + " --t-end 0 --quiet --overwrite --out " + (d / "h").string(), d);
+    EXPECT_EQ(r.status, 0) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.out.find("--dt auto:"), std::string::npos) << args << ": " << r.out;
+    if (args.find("--dt") != std::string::npos) continue;
+    r = hoshi(args + " --dt 0.0078125 --t-end 0 --quiet --overwrite --out " + (d / "h").string(),
+              d);
     EXPECT_EQ(r.status, 0) << args << ": " << r.err;
     EXPECT_EQ(r.err.find("warning"), std::string::npos) << args << ": " << r.err;
   }

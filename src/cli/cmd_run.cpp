@@ -110,8 +110,9 @@ void add_run_options(cxxopts::Options& o) {
   o.add_options("run")("t-end", "simulated end time",
                        cxxopts::value<std::string>()->default_value("10"))(
       "dt",
-      "fixed time step, or auto: 1/128, or where the initial state's limits (a quarter of the "
-      "shortest dynamical time, 0.3 sqrt(eps/max|a|)) reject it the power of two the warning "
+      "fixed time step (a number or a fraction A/B such as 1/1024), or auto: 1/128, or where the "
+      "initial state's limits (a quarter of the shortest dynamical time, 0.3 sqrt(eps/max|a|)) "
+      "reject it the power of two the warning "
       "for a given --dt would suggest, stored as chosen for --restart (not with --eta > 0, "
       "which sets every step; a last step that would pass --t-end is shortened to end there)",
       cxxopts::value<std::string>()->default_value("auto"))(
@@ -249,7 +250,8 @@ std::string power_of_two_step(double t) {
 // L^2 / (G M (1 + e)) of the relative orbit (any energy) and at least eps: a kepler pair
 // starts at apocentre, where shortest_dynamical_time sees the orbit's slow part (e = 0.99 at
 // the default step came out unbound without a warning). 0 when it has none, or none ahead (an
-// unbound pair moving apart).
+// unbound pair moving apart); NaN for a collision ahead, a pericentre at 0 (no angular
+// momentum and no softening: no step follows it).
 double pericentre_time(const ParticleSet& p, double G, double eps) {
   if (p.size() != 2) return 0;
   const double M = p.m[0] + p.m[1];
@@ -268,6 +270,7 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
   // energy).
   if (!(e < 1) && energy >= 0 && r[0] * v[0] + r[1] * v[1] + r[2] * v[2] >= 0) return 0;
   const double rp = std::max(std::min(l2 / (gm * (1 + e)), rr), eps);
+  if (!(rp > 0)) return std::nan("");
   return std::sqrt(rp * rp * rp / gm);
 }
 
@@ -290,6 +293,7 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
 struct StepLimits {
   DynamicalTime d;          // d.t: the orbits' time (0: none)
   bool pericentre = false;  // d.t is the two bodies' pericentre passage's
+  bool collision = false;   // two bodies fall head-on, unsoftened (pericentre_time's NaN)
   double eps = 0, max_a = 0;
   double scale = 0;         // sqrt(eps / max|a|) (0: none)
   bool orbits = false;      // dt passes the orbits' limit
@@ -304,6 +308,8 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   if (p.size() < 2) return l;
   l.d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
   const double t_peri = pericentre_time(p, cfg.solver.G, cfg.solver.eps);
+  l.collision = std::isnan(t_peri);
+  if (l.collision) return l;
   l.pericentre = t_peri > 0 && !(l.d.t > 0 && l.d.t <= t_peri);
   if (l.pericentre) l.d.t = t_peri;
   l.orbits = l.d.t > 0 && dt > 0.25 * l.d.t;
@@ -346,9 +352,16 @@ std::string step_excess(const StepLimits& l, double dt) {
 // --dt that meets each limit it passes (a step past both named the orbits' alone, and the step
 // it suggested was warned of for the softening in turn). A warning, not an error: a short test
 // run may want it. Returns whether it warned.
+inline constexpr const char* kHeadOn =
+    "the two bodies fall head-on without softening (no angular momentum): no fixed step follows "
+    "their collision, at r = 0 (give --softening)";
 bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
   if (cfg.eta > 0) return false;
   const StepLimits l = step_limits(cfg.dt, cfg, p);
+  if (l.collision) {
+    std::cerr << "hoshi run: warning: " << kHeadOn << "\n";
+    return true;
+  }
   if (!l.orbits && !l.softening) return false;
   std::ostringstream s;
   s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; steps this long "
@@ -391,6 +404,7 @@ void warn_unbound_file(const ParticleSet& p, const std::string& file, const io::
 inline constexpr double kAutoStep = 1.0 / 128;
 double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
   const StepLimits l = step_limits(kAutoStep, cfg, p);
+  if (l.collision) throw std::invalid_argument(std::string("--dt auto: ") + kHeadOn);
   const double dt = l.suggest;
   if (time_left / dt > 1e12) {
     std::ostringstream m;
