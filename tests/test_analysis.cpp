@@ -428,6 +428,21 @@ TEST(AnalyzeCommand, SpinAxisIsSaid) {
   const Vec3 all = axis_said("");
   EXPECT_NEAR(std::hypot(all[0], all[1], all[2]), 1.0, 1e-3);
   EXPECT_LT(all[2], std::cos(10 * M_PI / 180));
+  // Particles at rest: no axis to find, said as such (it was given as the axis found).
+  std::ofstream((d / "still.csv").string())
+      << "id,x,y,z,vx,vy,vz,m\n0,1,0,0,0,0,0,1\n1,-1,0,0,0,0,0,1\n2,0,1,0,0,0,0,1\n";
+  const fs::path err = d / "still_err.txt";
+  const std::string cmd = std::string(HOSHI_EXE) + " analyze " + (d / "still.csv").string() +
+                          " --axis spin --overwrite --profiles " + (d / "q").string() +
+                          " >/dev/null 2>" + err.string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(err);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("still: --axis spin is 0.0000,0.0000,1.0000 (the inner half mass has "
+                            "no angular momentum: z)"),
+            std::string::npos)
+      << text.str();
 }
 
 }  // namespace

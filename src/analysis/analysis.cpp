@@ -209,7 +209,7 @@ RadialProfile radial_profile(const ParticleSet& p, const Vec3& c, const Vec3& v,
   return out;
 }
 
-Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& c, const Vec3& v) {
+Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& c, const Vec3& v, bool* vanished) {
   Vec3 L{0, 0, 0};
   for (std::size_t i = 0; i < p.size(); ++i) {
     const double x = p.x[i] - c[0], y = p.y[i] - c[1], z = p.z[i] - c[2];
@@ -219,6 +219,7 @@ Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& c, const Vec3& v) {
     L[2] += p.m[i] * (x * uy - y * ux);
   }
   const double n = std::hypot(L[0], L[1], L[2]);
+  if (vanished) *vanished = !(n > 0);
   if (!(n > 0)) return {0, 0, 1};
   return {L[0] / n, L[1] / n, L[2] / n};
 }

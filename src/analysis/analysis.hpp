@@ -74,8 +74,9 @@ DiskProfile disk_profile(const ParticleSet& p, const Vec3& centre, const Vec3& v
                          const Vec3& axis, double R_max, std::size_t n_bins);
 
 // Unit vector along the total angular momentum about `centre` (in the frame of `velocity`);
-// +z when it vanishes.
-Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& centre, const Vec3& velocity);
+// +z when it vanishes (`vanished`, where given, says so).
+Vec3 angular_momentum_axis(const ParticleSet& p, const Vec3& centre, const Vec3& velocity,
+                           bool* vanished = nullptr);
 
 // Bound mass by iterative unbinding: potentials from the currently bound particles only,
 // energies in the frame of their mass-weighted velocity, particles with E >= 0 removed, until

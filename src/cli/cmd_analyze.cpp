@@ -450,15 +450,17 @@ int cmd_analyze(int argc, char** argv) {
           inner.push_back(p.x[i], p.y[i], p.z[i], p.vx[i], p.vy[i], p.vz[i], p.m[i], p.id[i]);
       }
       const Vec3 v = inner.empty() ? vcom : centre_of_mass_velocity(inner);
-      const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v) : axis;
+      bool no_spin = false;
+      const Vec3 ax = spin ? angular_momentum_axis(inner, dc, v, &no_spin) : axis;
       // The axis spin found, which the profile does not show (a galaxy's inner half mass is
       // mostly halo, whose sampled angular momentum tilted it by 17 degrees from its disk's).
       if (spin) {
         std::ostringstream a;
         a << std::fixed << std::setprecision(4) << ax[0] << "," << ax[1] << "," << ax[2];
         std::cerr << "hoshi analyze: note: " << names[file] << ": --axis spin is " << a.str()
-                  << " (the angular momentum of the inner half mass of the particles analysed; "
-                     "for a galaxy's disk give its --ids)\n";
+                  << (no_spin ? " (the inner half mass has no angular momentum: z)\n"
+                              : " (the angular momentum of the inner half mass of the particles "
+                                "analysed; for a galaxy's disk give its --ids)\n");
       }
       // Log-spaced shells need r_lo > 0: where 0.5% of the mass sits at the centre, a millionth
       // of the outer radius (an absolute 1e-12 began every profile there for a system of
