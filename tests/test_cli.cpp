@@ -171,6 +171,7 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // --dt takes a fraction, as the step messages write steps (1/1024).
       {"run --dt 1/x", "option --dt: value '1/x' is not a number, a fraction A/B or auto"},
       {"run --dt 1/0", "option --dt: value '1/0' is not a finite number"},
+      {"run --dt -1/128", "invalid --dt -1/128 (must be > 0)"},
       {"run --theta 0.6x", "option --theta: value '0.6x' is not a number (nor auto)"},
       {"run --t-end auto", "option --t-end: value 'auto' is not a number\n"},
       {"ic -G 0", "invalid -G 0 (must be > 0)"},

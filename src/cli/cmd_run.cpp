@@ -1279,6 +1279,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     dt_auto = r["dt"].as<std::string>() == "auto";
     // auto: at most kAutoStep (auto_step); 1/1024 as the messages write steps.
     cfg.dt = dt_auto ? kAutoStep : number_or_fraction(r, "dt", true);
+    if (!dt_auto && !(cfg.dt > 0))  // as given (-1/128 was "invalid --dt -0.0078125")
+      throw std::invalid_argument("invalid --dt " + r["dt"].as<std::string>() + " (must be > 0)");
     // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).
     if (dt_auto && number(r, "eta") == 0 && number(r, "t-end") / kAutoStep > 1e12)
       throw std::invalid_argument("--dt auto: at most " + power_of_two_step(kAutoStep) +
