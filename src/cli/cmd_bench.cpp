@@ -112,6 +112,7 @@ int cmd_bench(int argc, char** argv) {
   constexpr double kParticleBytes = 96;
   io::SnapshotInfo info;
   std::vector<ParticleSet> sets;
+  // (A file's one set, counted as 0 particles here, is always kept.)
   const std::vector<bool> kept =
       sets_kept_until_their_row(sizes, kParticleBytes, physical_memory() / 4);
   const auto make_set = [&](std::size_t k) {
@@ -156,7 +157,7 @@ int cmd_bench(int argc, char** argv) {
             << "\n";
   std::vector<BenchRow> rows;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
-    ParticleSet p = from_file || kept[k] ? std::move(sets[k]) : make_set(k);  // freed after its row
+    ParticleSet p = kept[k] ? std::move(sets[k]) : make_set(k);  // freed after its row
     auto solver = make_solver(config, p.size());
     BenchRow row;
     try {

@@ -236,9 +236,14 @@ void append_params(std::vector<std::string>& args, const std::string& source,
   }
 }
 
-// The power of two at or below t, written as 1/2^k too when below 1: a step to suggest.
+// The power of two at or below t: a step to suggest, or --dt auto's.
+double power_of_two_at_or_below(double t) {
+  return std::exp2(std::floor(std::log2(t)));
+}
+
+// The power of two at or below t, written as 1/2^k too when below 1.
 std::string power_of_two_step(double t) {
-  const double suggest = std::exp2(std::floor(std::log2(t)));
+  const double suggest = power_of_two_at_or_below(t);
   std::ostringstream s;
   s << number_text(suggest);
   if (suggest < 1 && suggest >= 0x1p-60)
@@ -322,11 +327,10 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
   l.limit = std::min(l.d.t > 0 ? 0.25 * l.d.t : HUGE_VAL,
                      l.scale > 0 ? kSofteningStepLimit * l.scale : HUGE_VAL);
-  l.suggest =
-      !l.orbits && !l.softening
-          ? dt
-          : std::exp2(std::floor(std::log2(std::min(l.orbits ? l.d.t / 16 : HUGE_VAL,
-                                                    l.softening ? 0.2 * l.scale : HUGE_VAL))));
+  l.suggest = !l.orbits && !l.softening
+                  ? dt
+                  : power_of_two_at_or_below(std::min(l.orbits ? l.d.t / 16 : HUGE_VAL,
+                                                      l.softening ? 0.2 * l.scale : HUGE_VAL));
   return l;
 }
 
@@ -348,13 +352,14 @@ std::string step_excess(const StepLimits& l, double dt) {
   return s.str();
 }
 
+inline constexpr const char* kHeadOn =
+    "the two bodies fall head-on without softening (no angular momentum): no fixed step follows "
+    "their collision, at r = 0 (give --softening)";
+
 // A fixed step that the run cannot follow (step_limits), said once before the run with one
 // --dt that meets each limit it passes (a step past both named the orbits' alone, and the step
 // it suggested was warned of for the softening in turn). A warning, not an error: a short test
 // run may want it. Returns whether it warned.
-inline constexpr const char* kHeadOn =
-    "the two bodies fall head-on without softening (no angular momentum): no fixed step follows "
-    "their collision, at r = 0 (give --softening)";
 bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
   if (cfg.eta > 0) return false;
   const StepLimits l = step_limits(cfg.dt, cfg, p);
@@ -414,11 +419,11 @@ double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
     throw std::invalid_argument(m.str());
   }
   if (dt < kAutoStep) {
+    const double steps = std::ceil(time_left / dt);
     std::ostringstream s;
     s << "hoshi run: --dt auto: " << power_of_two_step(dt) << " (the default "
-      << step_excess(l, kAutoStep) << "), " << number_text(std::ceil(time_left / dt))
-      << (std::ceil(time_left / dt) == 1 ? " step" : " steps") << " to --t-end "
-      << number_text(cfg.t_end) << "\n";
+      << step_excess(l, kAutoStep) << "), " << number_text(steps)
+      << (steps == 1 ? " step" : " steps") << " to --t-end " << number_text(cfg.t_end) << "\n";
     std::cout << s.str();
   } else if (!cfg.quiet) {
     std::cout << "--dt auto: " << power_of_two_step(dt) << "\n";
@@ -1281,12 +1286,12 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     cfg.dt = dt_auto ? kAutoStep : number_or_fraction(r, "dt", true);
     if (!dt_auto && !(cfg.dt > 0))  // as given (-1/128 was "invalid --dt -0.0078125")
       throw std::invalid_argument("invalid --dt " + r["dt"].as<std::string>() + " (must be > 0)");
+    cfg.eta = number(r, "eta");
     // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).
-    if (dt_auto && number(r, "eta") == 0 && number(r, "t-end") / kAutoStep > 1e12)
+    if (dt_auto && cfg.eta == 0 && cfg.t_end / kAutoStep > 1e12)
       throw std::invalid_argument("--dt auto: at most " + power_of_two_step(kAutoStep) +
                                   ", leaves more than 1e12 steps to --t-end " +
                                   r["t-end"].as<std::string>() + "; give --dt or --eta");
-    cfg.eta = number(r, "eta");
     // The adaptive step sets every step: a --dt given with it was ignored.
     if (cfg.eta > 0 && given("dt"))
       throw std::invalid_argument("--dt " + r["dt"].as<std::string>() + " with --eta " +
