@@ -96,6 +96,44 @@ TEST(IoRun, RestartContinuesBitForBit) {
   EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
 }
 
+// Block time steps (--levels): the levels of a base step follow from its start's state, so a
+// restart continues bit for bit; --levels is recorded; with --levels --eta is each particle's
+// criterion and goes with --dt; the options it needs are named.
+TEST(IoRun, BlockStepsRestartBitForBit) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
+  // n = 64, eps 0.01: 0.3 sqrt(eps / |a|) puts the particles on levels 1 to 3 of 1/16.
+  const std::string blocks = kRun + "--levels 4 ";
+  ASSERT_EQ(hoshi(blocks + "--t-end 1 --out " + a, log), 0) << test::read_all(log);
+  const std::string said = test::read_all(log);
+  EXPECT_NE(said.find("block steps: "), std::string::npos) << said;
+  ASSERT_EQ(hoshi(blocks + "--t-end 0.5 --out " + b, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1", log), 0) << test::read_all(log);
+  const SnapshotData ca = read_hdf5_snapshot(a + "/checkpoint.hdf5");
+  const SnapshotData cb = read_hdf5_snapshot(b + "/checkpoint.hdf5");
+  expect_same_particles(ca.particles, cb.particles);
+  EXPECT_EQ(state(ca, "step"), 16);
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), test::read_all(b + "/energy.csv"));
+  const ParamValue* levels = find_param(cb.info.parameters, "levels");
+  ASSERT_TRUE(levels);
+  EXPECT_EQ(to_number(*levels), 4.0);
+  // The same run at one level is another run (the levels were taken).
+  ASSERT_EQ(hoshi(kRun + "--t-end 1 --out " + dir.file("C"), log), 0) << test::read_all(log);
+  EXPECT_NE(read_hdf5_snapshot(dir.file("C") + "/checkpoint.hdf5").particles.x, ca.particles.x);
+
+  EXPECT_EQ(hoshi(kRun + "--levels 4 --eta 0.1 --t-end 0.125 --out " + dir.file("D"), log), 0)
+      << test::read_all(log);
+  for (const auto& [args, message] :
+       {std::pair<std::string, std::string>{"--levels 0", "invalid --levels 0 (1 to 30)"},
+        {"--levels 31", "invalid --levels 31 (1 to 30)"},
+        {"--levels 4 --softening 0",
+         "invalid --softening 0 (block steps (--levels > 1) need > 0)"}}) {
+    EXPECT_EQ(hoshi(kRun + args + " --t-end 0.125 --out " + dir.file("E"), log), 2) << args;
+    EXPECT_NE(test::read_all(log).find(message), std::string::npos) << test::read_all(log);
+    EXPECT_FALSE(std::filesystem::exists(dir.file("E"))) << args;
+  }
+}
+
 // A run that ended off its step grid (steps of 0.1, a short last one to t_end = 0.505) is
 // continued on a grid from there (0.505 + k 0.1); continuing it once to 2.5 or twice (stopping
 // at 1.005, a full step) gave the same particles but times an ulp apart (1.105 against

@@ -28,6 +28,7 @@
 #include "core/checks.hpp"
 #include "core/number_text.hpp"
 #include "diagnostics/diagnostics.hpp"
+#include "integrator/block.hpp"
 #include "integrator/leapfrog.hpp"
 #include "io/atomic_file.hpp"
 #include "io/hdf5_snapshot.hpp"
@@ -116,8 +117,15 @@ void add_run_options(cxxopts::Options& o) {
       "for a given --dt would suggest, stored as chosen for --restart (not with --eta > 0, "
       "which sets every step; a last step that would pass --t-end is shortened to end there)",
       cxxopts::value<std::string>()->default_value("auto"))(
-      "eta", "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic)",
+      "eta",
+      "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic); "
+      "with --levels > 1, each particle's criterion instead (0: 0.3)",
       cxxopts::value<std::string>()->default_value("0"))(
+      "levels",
+      "block time steps: > 1 gives each particle the largest step dt/2^k, k < levels, within "
+      "eta sqrt(eps/|a|) of its own acceleration; a substep computes the forces of the "
+      "particles whose steps end there (needs --softening > 0; dt: the base step)",
+      cxxopts::value<std::string>()->default_value("1"))(
       "out", "output directory (energy.csv, snapshots, checkpoint)",
       cxxopts::value<std::string>()->default_value("hoshi_out"))(
       "output-every",
@@ -305,6 +313,7 @@ struct StepLimits {
   bool softening = false;   // dt passes the softening's
   double limit = HUGE_VAL;  // the longest step both allow
   double suggest = 0;       // the step that meets them with a margin (dt when it passes)
+  int levels = 1;           // block steps: the softening's limit is on dt / 2^(levels - 1)
 };
 
 StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
@@ -322,15 +331,20 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   const double a2 = max_acceleration2(p);
   l.max_a = std::sqrt(a2);
   l.scale = softening_step_scale(l.eps, a2);
-  l.softening = l.scale > 0 && dt > kSofteningStepLimit * l.scale;
+  // Block steps (--levels > 1): the smallest level's step, dt / 2^(levels - 1), which the
+  // particle of max|a| takes (the others take what their own |a| allows).
+  l.levels = cfg.levels;
+  const double depth = std::ldexp(1.0, cfg.levels - 1);
+  l.softening = l.scale > 0 && dt / depth > kSofteningStepLimit * l.scale;
   // The longest step both limits allow, said with the suggestion, which keeps a margin below
   // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
   l.limit = std::min(l.d.t > 0 ? 0.25 * l.d.t : HUGE_VAL,
-                     l.scale > 0 ? kSofteningStepLimit * l.scale : HUGE_VAL);
-  l.suggest = !l.orbits && !l.softening
-                  ? dt
-                  : power_of_two_at_or_below(std::min(l.orbits ? l.d.t / 16 : HUGE_VAL,
-                                                      l.softening ? 0.2 * l.scale : HUGE_VAL));
+                     l.scale > 0 ? kSofteningStepLimit * l.scale * depth : HUGE_VAL);
+  l.suggest =
+      !l.orbits && !l.softening
+          ? dt
+          : power_of_two_at_or_below(std::min(l.orbits ? l.d.t / 16 : HUGE_VAL,
+                                              l.softening ? 0.2 * l.scale * depth : HUGE_VAL));
   return l;
 }
 
@@ -346,10 +360,23 @@ std::string step_excess(const StepLimits& l, double dt) {
       s << "sqrt(r^3 / (G M(<r))) = " << l.d.t << " at the radius holding " << 100 * l.d.fraction
         << "% of these particles";
   }
-  if (l.softening)
-    s << (l.orbits ? ", and " : "") << dt / l.scale << " sqrt(eps / max|a|) = " << l.scale
-      << " (eps " << l.eps << ", max|a| " << l.max_a << " at the start)";
+  if (l.softening) {
+    const double finest = std::ldexp(dt, -(l.levels - 1));
+    s << (l.orbits ? ", and " : "");
+    if (l.levels > 1)
+      s << "its smallest level's step dt / 2^" << l.levels - 1 << " = " << finest << " is ";
+    s << finest / l.scale << " sqrt(eps / max|a|) = " << l.scale << " (eps " << l.eps << ", max|a| "
+      << l.max_a << " at the start)";
+  }
   return s.str();
+}
+
+// The levels that take a smallest step of `finest` (with `levels` levels) down to 0.2 of the
+// softening's measure `scale`, where the softening's limit (0.3 of it) holds with a margin.
+int levels_for(double finest, double scale, int levels) {
+  int more = 0;
+  while (std::ldexp(finest, -more) > 0.2 * scale && levels + more < kMaxLevels) ++more;
+  return levels + more;
 }
 
 inline constexpr const char* kHeadOn =
@@ -376,9 +403,15 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
                                 : "do not resolve encounters within the softening and the "
                                   "energy drifts")
     << " (the limits allow --dt up to " << l.limit << "; try --dt " << power_of_two_step(l.suggest)
-    << (l.softening ? ", or --eta 0.1)"
-        : l.eps > 0 ? ", or --eta)"
-                    : ")")
+    << (l.softening && l.levels > 1
+            ? ", or --levels " +
+                  std::to_string(
+                      levels_for(std::ldexp(cfg.dt, -(l.levels - 1)), l.scale, l.levels)) +
+                  ")"
+        : l.levels > 1 ? ")"
+        : l.softening  ? ", or --eta 0.1)"
+        : l.eps > 0    ? ", or --eta)"
+                       : ")")
     << "\n";
   std::cerr << s.str();
   return true;
@@ -436,17 +469,26 @@ double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
 // there (the start's warning's suggestion).
 void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
   std::ostringstream s;
-  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") --dt "
-    << number_text(o.dt) << " is " << o.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale
-    << " (eps " << cfg.solver.eps << ", max|a| " << o.max_acceleration << "; at the start ";
+  s << "hoshi run: warning: at t = " << o.time << " (step " << o.step << ") ";
+  if (cfg.levels > 1)
+    s << "the smallest level's step " << number_text(o.dt) << " (--dt / 2^" << cfg.levels - 1
+      << ")";
+  else
+    s << "--dt " << number_text(o.dt);
+  s << " is " << o.dt / o.scale << " sqrt(eps / max|a|) = " << o.scale << " (eps " << cfg.solver.eps
+    << ", max|a| " << o.max_acceleration << "; at the start ";
   if (o.scale_at_start > 0)
     s << "the step was " << o.dt / o.scale_at_start << " of it";
   else
     s << "there were no forces";
   s << "): steps this long no longer resolve encounters within the "
-       "softening and the energy drifts (the limit allows --dt up to "
-    << kSofteningStepLimit * o.scale << "; try --dt " << power_of_two_step(0.2 * o.scale)
-    << ", or --eta 0.1)\n";
+       "softening and the energy drifts (the limit allows "
+    << (cfg.levels > 1 ? "the smallest step" : "--dt") << " up to " << kSofteningStepLimit * o.scale
+    << "; try ";
+  if (cfg.levels > 1)
+    s << "--levels " << levels_for(o.dt, o.scale, cfg.levels) << ")\n";
+  else
+    s << "--dt " << power_of_two_step(0.2 * o.scale) << ", or --eta 0.1)\n";
   std::cerr << s.str();
 }
 
@@ -1035,6 +1077,32 @@ void print_timing(const RunResult& res) {
   std::cout << buf;
 }
 
+// Block steps: the force evaluations per particle and base step against a leapfrog at the
+// smallest level's step, the levels at the last base step, and the choices that wanted a step
+// below the smallest (said with --quiet too: the run's accuracy depends on it).
+void print_block_summary(const RunResult& res, const RunConfig& cfg, std::size_t steps) {
+  const BlockStats& b = res.block;
+  if (steps == 0 || b.level.empty()) return;
+  std::uint64_t n = 0;
+  for (const auto c : b.level) n += c;
+  if (n == 0) return;
+  const double per = static_cast<double>(b.forces) / (static_cast<double>(n) * steps);
+  std::ostringstream s;
+  s << std::setprecision(3) << "block steps: " << per
+    << " force evaluations per particle and step (a leapfrog at the smallest step, dt / 2^"
+    << cfg.levels - 1 << ": " << number_text(std::ldexp(1.0, cfg.levels - 1))
+    << "); particles per level at the last step:";
+  for (std::size_t k = 0; k < b.level.size(); ++k)
+    if (b.level[k] > 0) s << " " << k << ":" << b.level[k];
+  s << "\n";
+  std::cout << s.str();
+  if (b.floor > 0)
+    std::cerr << "hoshi run: warning: " << b.floor << " of the particles' step choices wanted a "
+              << "step below the smallest level's, dt / 2^" << cfg.levels - 1 << " = "
+              << std::ldexp(res.fixed_dt, -(cfg.levels - 1))
+              << " (they took it; give more --levels)\n";
+}
+
 // Whether an error message names option k ("--k 5", "--k: ...", "-n 5" for particles).
 bool mentions(const std::string& msg, const std::string& k) {
   for (const std::string& name : {"--" + k, "-" + std::string(k == "particles" ? "n" : k)})
@@ -1158,8 +1226,16 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const auto drop = [&](const char* key) {
       std::erase_if(file_params, [&](const auto& kv) { return kv.first == key; });
     };
-    if (first.count("eta") && !first.count("dt") && number(first, "eta") > 0) drop("dt");
-    if (first.count("dt") && !first.count("eta")) drop("eta");
+    // With block steps (--levels > 1, typed or in the file) --eta is the particles' criterion
+    // and goes with dt.
+    const auto in_file = std::find_if(file_params.begin(), file_params.end(),
+                                      [](const auto& kv) { return kv.first == "levels"; });
+    const std::string levels = first.count("levels")          ? first["levels"].as<std::string>()
+                               : in_file != file_params.end() ? in_file->second
+                                                              : "1";
+    const bool blocks = std::strtod(levels.c_str(), nullptr) > 1;
+    if (!blocks && first.count("eta") && !first.count("dt") && number(first, "eta") > 0) drop("dt");
+    if (!blocks && first.count("dt") && !first.count("eta")) drop("eta");
     append_params(args, file, file_params, infos);
     sources.file = file;
     for (const auto& [k, v] : file_params)
@@ -1287,6 +1363,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (!dt_auto && !(cfg.dt > 0))  // as given (-1/128 was "invalid --dt -0.0078125")
       throw std::invalid_argument("invalid --dt " + r["dt"].as<std::string>() + " (must be > 0)");
     cfg.eta = number(r, "eta");
+    // Block steps: --eta is each particle's criterion (RunConfig::level_eta), dt the base step.
+    cfg.levels = integer(r, "levels");
+    if (cfg.levels < 1 || cfg.levels > kMaxLevels)
+      throw std::invalid_argument("invalid --levels " + r["levels"].as<std::string>() + " (1 to " +
+                                  std::to_string(kMaxLevels) + ")");
+    if (cfg.levels > 1) {
+      cfg.level_eta = cfg.eta > 0 ? cfg.eta : kSofteningStepLimit;
+      cfg.eta = 0;
+    }
     // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).
     if (dt_auto && cfg.eta == 0 && cfg.t_end / kAutoStep > 1e12)
       throw std::invalid_argument("--dt auto: at most " + power_of_two_step(kAutoStep) +
@@ -1748,6 +1833,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
               << (cfg.eta > 0 ? number_text(cfg.eta)
                   : dt_auto   ? std::string("auto")
                               : number_text(cfg.dt))
+              << (cfg.levels > 1 ? ", block steps: " + std::to_string(cfg.levels) +
+                                       " levels, eta " + number_text(cfg.level_eta)
+                                 : std::string())
               << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening)
               << "), units " << units.name << " (G = " << cfg.solver.G << "), " << threads
               << (threads == 1 ? " thread" : " threads") << ", output " << cfg.out_dir << "/\n";
@@ -1855,6 +1943,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                 << res.energy_jump / std::abs(res.e0 - res.energy_jump)
                 << " of E0 at the restart's new force settings)";
     std::cout << "\n";
+    if (cfg.levels > 1) print_block_summary(res, cfg, restart ? res.steps - start.step : res.steps);
     if (!cfg.quiet) print_timing(res);
   }
   // Written while the signals are caught: flushed later, on a closed pipe, it ended a finished

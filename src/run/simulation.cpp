@@ -35,6 +35,14 @@ void validate(const RunConfig& c) {
   // (time_tolerance), which a restart near t_end would have, is refused by this too.
   if (c.eta == 0 && c.t_end / c.dt > 1e12) bad("--dt", c.dt, "more than 1e12 steps to --t-end");
   if (!(c.eta >= 0) || !std::isfinite(c.eta)) bad("--eta", c.eta, "must be >= 0");
+  if (c.levels < 1 || c.levels > kMaxLevels)
+    bad("--levels", c.levels, ("1 to " + std::to_string(kMaxLevels)).c_str());
+  if (c.levels > 1 && c.eta > 0)
+    bad("--eta", c.eta, "with --levels > 1 it is each particle's; RunConfig::level_eta");
+  if (c.levels > 1 && (!(c.level_eta > 0) || !std::isfinite(c.level_eta)))
+    bad("--eta", c.level_eta, "must be > 0");
+  if (c.levels > 1 && !(c.solver.eps > 0))
+    bad("--softening", c.solver.eps, "block steps (--levels > 1) need > 0");
   if (c.eta > 0 && !(c.solver.eps > 0))
     bad("--softening", c.solver.eps, "the adaptive step --eta needs > 0");
   if (!(c.output_every > 0) || !std::isfinite(c.output_every))
@@ -144,14 +152,13 @@ void log_line(std::ostream* log, int decimals, std::size_t step, double t, const
 class Stepper {
  public:
   Stepper(GravitySolver& solver, const RunConfig& cfg, ParticleSet& p) : lf_(solver), p_(p) {
+    if (cfg.levels > 1) block_.emplace(solver, cfg.levels, cfg.level_eta, cfg.solver.eps);
 #ifdef HOSHI_HAVE_CUDA
-    if (solver.backend() == "cuda") {
+    if (solver.backend() == "cuda" && !block_) {
       SolverConfig sc = cfg.solver;  // "auto" settings: resolved for CUDA by the stepper
       sc.solver = solver.name() == "direct" ? SolverKind::direct : SolverKind::tree;
       device_ = std::make_unique<gpu::DeviceStepper>(sc, p);
     }
-#else
-    (void)cfg;
 #endif
   }
   // max |a|^2 of the current state, for the adaptive step.
@@ -182,7 +189,12 @@ class Stepper {
       return st;
     }
 #endif
+    if (block_) return block_->step(p_, dt);
     return lf_.step(p_, dt);
+  }
+  // Block steps' counts (empty without them).
+  BlockStats block_stats() const {
+    return block_ ? block_->stats() : BlockStats{};
   }
   bool on_device() const {
 #ifdef HOSHI_HAVE_CUDA
@@ -199,7 +211,7 @@ class Stepper {
     synced_ = true;
   }
   double integrate_seconds() const {
-    double s = lf_.integrate_seconds();
+    double s = lf_.integrate_seconds() + (block_ ? block_->integrate_seconds() : 0.0);
 #ifdef HOSHI_HAVE_CUDA
     if (device_)
       for (const auto& [k, v] : device_->integrate_seconds()) s += v;
@@ -209,6 +221,7 @@ class Stepper {
 
  private:
   Leapfrog lf_;
+  std::optional<BlockLeapfrog> block_;
   ParticleSet& p_;
   bool synced_ = false;
 #ifdef HOSHI_HAVE_CUDA
@@ -267,8 +280,11 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   // The step against the softening's measure after each step, until it is passed (the measure
   // of the start is the warning's before the run; a cold collapse's steps outgrow it later,
   // when max|a| grows at the centre).
+  // With block steps, the smallest level's step (the others' particles are within their
+  // criterion): the state outgrew the hierarchy's depth.
+  const double finest = std::ldexp(fixed_dt, -(cfg.levels - 1));
   const auto outgrown = [&](double scale) {
-    return scale > 0 && fixed_dt > kSofteningStepLimit * scale;
+    return scale > 0 && finest > kSofteningStepLimit * scale;
   };
   const bool watch = cfg.step_outgrown && cfg.eta == 0 && cfg.solver.eps > 0;
   // A restart keeps the measure of the run's start and the step it warned of, unless its
@@ -278,7 +294,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   if (watch && !std::isfinite(scale_at_start))
     scale_at_start = softening_step_scale(cfg.solver.eps, lf.max_acceleration2());
   double outgrown_dt = kept ? start->step_outgrown_dt : 0.0;
-  bool armed = watch && !outgrown(scale_at_start) && !(outgrown_dt > 0 && fixed_dt >= outgrown_dt);
+  bool armed = watch && !outgrown(scale_at_start) && !(outgrown_dt > 0 && finest >= outgrown_dt);
   if (cfg.prepare_output) cfg.prepare_output();
   EnergyLog elog(cfg.out_dir, start != nullptr);
   const double e0 = start ? start->e0 + res.energy_jump : res.initial.total;
@@ -366,8 +382,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
       // bounded errors of 7e-4).
       if (outgrown(scale) && !(scale_at_start > 0 && scale > 0.5 * scale_at_start)) {
         armed = false;
-        outgrown_dt = fixed_dt;
-        cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start, fixed_dt});
+        outgrown_dt = finest;
+        cfg.step_outgrown(StepOutgrown{t, step, std::sqrt(a2), scale, scale_at_start, finest});
       }
     }
     if (t >= next_output - tiny || t >= cfg.t_end - tiny) {
@@ -403,6 +419,8 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   res.final = diagnostics(p);
   res.rel_energy_error = rel_err(res.final);
   res.seconds["integrate"] += lf.integrate_seconds();
+  res.block = lf.block_stats();
+  res.fixed_dt = cfg.eta > 0 ? 0.0 : fixed_dt;
   res.seconds["total"] = wall.seconds();
   return res;
 }

@@ -10,6 +10,7 @@
 #include "core/particle_set.hpp"
 #include "core/timer.hpp"
 #include "diagnostics/diagnostics.hpp"
+#include "integrator/block.hpp"
 #include "solver/solver.hpp"
 
 namespace hoshi {
@@ -68,7 +69,7 @@ struct StepOutgrown {
   double max_acceleration = 0;  // max|a| at that time
   double scale = 0;             // sqrt(eps / max|a|) at that time
   double scale_at_start = 0;    // and where the run started (0: no forces there)
-  double dt = 0;                // the run's fixed step
+  double dt = 0;                // the run's fixed step (block steps: the smallest level's)
 };
 
 // Snapshots, checkpoints, progress display and signal handling hook in here (cli/cmd_run).
@@ -94,9 +95,14 @@ class RunObserver {
 };
 
 struct RunConfig {
-  double t_end = 10.0;         // simulated time to reach
-  double dt = 1.0 / 128;       // fixed step (used when eta == 0; choose_dt may shorten it)
-  double eta = 0.0;            // > 0: global adaptive step dt = eta sqrt(eps / max|a|)
+  double t_end = 10.0;    // simulated time to reach
+  double dt = 1.0 / 128;  // fixed step (used when eta == 0; choose_dt may shorten it)
+  double eta = 0.0;       // > 0: global adaptive step dt = eta sqrt(eps / max|a|)
+  // > 1: block steps (integrator/block.hpp), each particle at the largest dt / 2^k, k < levels,
+  // within level_eta sqrt(eps / |a|); dt is the base step (eta must be 0). On CUDA they run
+  // through the host integrator (no device-resident stepping).
+  int levels = 1;
+  double level_eta = 0.3;
   double output_every = 0.25;  // diagnostics interval (simulated time)
   std::string out_dir;         // energy.csv goes here; empty: no files
   bool quiet = false;          // no per-output terminal lines
@@ -139,6 +145,8 @@ struct RunResult {
   double step_scale_at_start = std::numeric_limits<double>::quiet_NaN();  // RunStart's
   double step_outgrown_dt = 0;
   bool interrupted = false;  // the observer ended the run before t_end
+  BlockStats block;          // block steps (levels > 1): substeps, force evaluations, levels
+  double fixed_dt = 0;       // the fixed step taken (the base step of block steps; 0 with --eta)
 };
 
 // Validates cfg (std::invalid_argument naming the bad value).
