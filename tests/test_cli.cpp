@@ -171,6 +171,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       // --dt takes a fraction, as the step messages write steps (1/1024).
       {"run --dt 1/x", "option --dt: value '1/x' is not a number, a fraction A/B or auto"},
       {"run --dt 1/0", "option --dt: value '1/0' is not a finite number"},
+      {"run --dt 1e999/2",
+       "option --dt: value '1e999/2' has a part out of the range of a double (about 1e-308"},
+      {"run --levels 0", "invalid --levels 0 (1 to 30)"},
       {"run --dt -1/128", "invalid --dt -1/128 (must be > 0)"},
       {"run --theta 0.6x", "option --theta: value '0.6x' is not a number (nor auto)"},
       {"run --t-end auto", "option --t-end: value 'auto' is not a number\n"},

@@ -199,9 +199,13 @@ double number_or_fraction(const cxxopts::ParseResult& r, const std::string& name
   const auto part = [&](const std::string& t) {
     try {
       return number_of(t, name, "a number");
-    } catch (const std::invalid_argument&) {
-      throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' is not " +
-                                  expected);
+    } catch (const std::invalid_argument& e) {
+      // A part out of double's range is said so (1e999/2 was "not a number, a fraction A/B").
+      const bool range = std::string(e.what()).find("out of the range") != std::string::npos;
+      throw std::invalid_argument("option " + dashed(name) + ": value '" + s + "' " +
+                                  (range ? "has a part out of the range of a double (about "
+                                           "1e-308 to 1e308)"
+                                         : "is not " + expected));
     }
   };
   const double a = part(s.substr(0, slash)), b = part(s.substr(slash + 1));
