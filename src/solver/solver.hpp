@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/particle_set.hpp"
 #include "core/timer.hpp"
@@ -121,6 +122,14 @@ class GravitySolver {
   // Fills p.ax, p.ay, p.az (G included) and p.pot (potential per unit mass, G included,
   // self term excluded) for every particle, in the set's current order.
   virtual ForceStats compute(ParticleSet& p) = 0;
+  // Fills ax, ay, az and pot of the particles with active[i] != 0 (sources: every particle),
+  // as compute() would; the others' entries are unspecified afterwards (they keep their values
+  // or get the forces of the current positions). active.size() == p.size(). The default
+  // computes every particle's forces (compute(p)).
+  virtual ForceStats compute_active(ParticleSet& p,
+                                    [[maybe_unused]] const std::vector<std::uint8_t>& active) {
+    return compute(p);
+  }
   virtual std::string name() const = 0;     // "direct" or "tree"
   virtual std::string backend() const = 0;  // "cpu" or "cuda"
 };
