@@ -152,7 +152,17 @@ ForceStats TreeSolver::compute(ParticleSet& p) {
   return compute_with_bootstrap(c_, p, [this](ParticleSet& q) { return compute_once(q); });
 }
 
-ForceStats TreeSolver::compute_once(ParticleSet& p) {
+ForceStats TreeSolver::compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) {
+  if (active.size() != p.size())
+    throw std::invalid_argument("compute_active: " + std::to_string(active.size()) + " flags for " +
+                                std::to_string(p.size()) + " particles");
+  // The relative criterion's bootstrap pass needs every particle's force (|a_old| of the
+  // next): without previous accelerations, all are computed.
+  if (c_.tree.criterion == Criterion::relative && !has_accelerations(p)) return compute(p);
+  return compute_once(p, &active);
+}
+
+ForceStats TreeSolver::compute_once(ParticleSet& p, const std::vector<std::uint8_t>* active) {
   ForceStats st;
   Stopwatch total;
   const std::size_t n = p.size();
@@ -167,13 +177,20 @@ ForceStats TreeSolver::compute_once(ParticleSet& p) {
   if (criterion_used_ == Criterion::relative) alpha_a = relative_alpha(c_, tree_, p);
   const TreeWalkConfig wc = walk_config_for(c_, criterion_used_);
   const float* aa = alpha_a.empty() ? nullptr : alpha_a.data();
+  std::vector<std::uint64_t> prefix;
+  ActiveTargets targets;
+  if (active && n > 0) {
+    prefix = active_prefix(tree_, active->data());
+    targets = {active->data(), prefix.data()};
+  }
   WalkCounts counts;
   if (n > 0) {
     if (c_.tree.walk == WalkKind::group)
-      counts = walk_tree_groups(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
+      counts = walk_tree_groups(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data(),
+                                targets);
     else
-      counts =
-          walk_tree_particles(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(), p.pot.data());
+      counts = walk_tree_particles(tree_, wc, aa, p.ax.data(), p.ay.data(), p.az.data(),
+                                   p.pot.data(), targets);
   }
   st.seconds["walk"] += sw.seconds();
   st.pp = counts.pp;

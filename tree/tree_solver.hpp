@@ -10,6 +10,9 @@
 // so every result, the first included, has the relative criterion's errors (a run's energy at
 // t = 0 has the same potential error as later, and no step appears in its energy error).
 //
+// compute_active(): the same tree of every particle, walked only for the targets (particles or
+// groups) that hold an active one; a first relative call (no |a_old|) computes every particle.
+//
 // Zero softening: two distinct particles at one point have an infinite force. They have the
 // same Morton key, so they are adjacent in the sorted order; compute() finds them in O(N)
 // and throws std::invalid_argument naming their ids.
@@ -28,6 +31,7 @@ class TreeSolver final : public GravitySolver {
  public:
   explicit TreeSolver(const SolverConfig& config);
   ForceStats compute(ParticleSet& p) override;
+  ForceStats compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) override;
   std::string name() const override { return "tree"; }
   std::string backend() const override { return "cpu"; }
 
@@ -37,7 +41,8 @@ class TreeSolver final : public GravitySolver {
   Criterion criterion_used() const { return criterion_used_; }
 
  private:
-  ForceStats compute_once(ParticleSet& p);
+  // active: per particle, nonzero to walk it (nullptr: every particle).
+  ForceStats compute_once(ParticleSet& p, const std::vector<std::uint8_t>* active = nullptr);
   SolverConfig c_;
   Octree tree_;
   Criterion criterion_used_ = Criterion::barnes94;

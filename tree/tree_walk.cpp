@@ -54,14 +54,23 @@ inline double min_alpha(const float* alpha_a, std::uint64_t begin, std::uint64_t
 
 }  // namespace
 
+std::vector<std::uint64_t> active_prefix(const Octree& tree, const std::uint8_t* flags) {
+  const std::size_t n = tree.index.size();
+  std::vector<std::uint64_t> prefix(n + 1);
+  for (std::size_t k = 0; k < n; ++k) prefix[k + 1] = prefix[k] + (flags[tree.index[k]] != 0);
+  return prefix;
+}
+
 WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
-                               double* ax, double* ay, double* az, double* pot) {
+                               double* ax, double* ay, double* az, double* pot,
+                               const ActiveTargets& active) {
   const TreeView t = tree.view();
   const WalkParams<float> w = walk_params(cfg);
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(t.n_particles);
   std::uint64_t pp = 0, pc = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(+ : pp, pc)
   for (std::ptrdiff_t k = 0; k < n; ++k) {
+    if (!active.any(k, k + 1)) continue;
     const float aa = alpha_a ? alpha_a[k] : 0.0f;
     const ParticleForce<float> f =
         walk_particle<float>(t, static_cast<std::uint64_t>(k), t.x[k], t.y[k], t.z[k], w, aa);
@@ -508,6 +517,7 @@ struct Traversal {
   const TreeView& t;
   const TreeWalkConfig& cfg;
   const float* alpha_a;
+  ActiveTargets active;  // targets without an active particle are skipped
   std::uint64_t ng;
   Policy& policy;
   // Serial phase: targets with at most spawn_below particles become tasks instead.
@@ -549,12 +559,14 @@ struct Traversal {
     target_children(
         t, i, ng,
         [&](std::uint32_t b) {
+          if (!active.any(t.nodes[b].begin, t.nodes[b].end)) return;
           if (tasks && t.nodes[b].end - t.nodes[b].begin <= spawn_below)
             tasks->push_back({false, b, Group{0, 0}, out, policy.chain(), depth + 1});
           else
             big(b, passed[depth], depth + 1);
         },
         [&](const Group& g) {
+          if (!active.any(g.begin, g.end)) return;
           if (tasks)
             tasks->push_back({true, 0, g, out, policy.chain(), depth + 1});
           else
@@ -659,18 +671,20 @@ struct ForcePolicy {
 // each thread at the end (under a critical section).
 template <class Policy, class Make, class Merge>
 void run_traversal(const TreeView& t, const TreeWalkConfig& cfg, const float* alpha_a,
-                   Make&& make_policy, Merge&& merge) {
-  if (t.n_nodes == 0) return;
+                   const ActiveTargets& active, Make&& make_policy, Merge&& merge) {
+  if (t.n_nodes == 0 || !active.any(t.nodes[0].begin, t.nodes[0].end)) return;
   const std::uint64_t ng = static_cast<std::uint64_t>(std::max(1, cfg.n_group));
   const std::uint64_t n = t.nodes[0].end - t.nodes[0].begin;
   std::vector<WalkTask<typename Policy::Chain>> tasks;
   {
     const FlushDenormals ftz;
     Policy serial = make_policy();
-    Traversal<Policy> tr{t, cfg, alpha_a, ng, serial, 0, nullptr, {}, {}};
+    Traversal<Policy> tr{t, cfg, alpha_a, active, ng, serial, 0, nullptr, {}, {}};
     tr.tasks = &tasks;
-    // Enough tasks for dynamic balance: targets of at most ~n / 64 particles.
-    tr.spawn_below = std::max<std::uint64_t>(ng, n / 64);
+    // Enough tasks for dynamic balance: targets of at most ~n / 64 particles, or of the active
+    // ones (a dense centre's 10% would otherwise be a few tasks).
+    const std::uint64_t n_active = active.count(t.nodes[0].begin, t.nodes[0].end);
+    tr.spawn_below = std::max<std::uint64_t>(ng, n_active / 64);
     if (n <= ng) {
       tasks.push_back({true, 0, Group{t.nodes[0].begin, t.nodes[0].end}, {0}, {}, 0});
     } else {
@@ -691,7 +705,7 @@ void run_traversal(const TreeView& t, const TreeWalkConfig& cfg, const float* al
     std::optional<Traversal<Policy>> tr;
     errors.run([&] {
       policy.emplace(make_policy());
-      tr.emplace(Traversal<Policy>{t, cfg, alpha_a, ng, *policy, 0, nullptr, {}, {}});
+      tr.emplace(Traversal<Policy>{t, cfg, alpha_a, active, ng, *policy, 0, nullptr, {}, {}});
     });
 #pragma omp for schedule(dynamic, 1)
     for (std::ptrdiff_t k = 0; k < ntasks; ++k)
@@ -753,7 +767,7 @@ std::vector<GroupLists> group_walk_lists(const Octree& tree, const TreeWalkConfi
   const TreeView t = tree.view();
   std::vector<GroupLists> all;
   run_traversal<ListPolicy>(
-      t, cfg, alpha_a,
+      t, cfg, alpha_a, {},
       [&] {
         ListPolicy p;
         p.t = &t;
@@ -822,15 +836,17 @@ std::vector<Group> make_groups(const std::vector<TreeNode>& nodes, int n_group) 
 }
 
 WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
-                            double* ax, double* ay, double* az, double* pot) {
+                            double* ax, double* ay, double* az, double* pot,
+                            const ActiveTargets& active) {
   const TreeView t = tree.view();
   const WalkParams<float> w = walk_params(cfg);
   const GroupKernel kernel = pick_kernel(w);
   WalkCounts counts;
-  // Every entry is written by its group: no zeroing (32 B per particle).
+  // Every entry of a walked group is written by it: no zeroing (32 B per particle). Skipped
+  // groups leave theirs unset, and hold no active particle to read them back.
   const auto out_tree = std::make_unique_for_overwrite<TreeOrderForce[]>(t.n_particles);
   run_traversal<ForcePolicy>(
-      t, cfg, alpha_a,
+      t, cfg, alpha_a, active,
       [&] {
         ForcePolicy p;
         p.t = &t;
@@ -861,6 +877,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         inv[tree.index[k]] = static_cast<std::remove_pointer_t<decltype(inv)>>(k);
 #pragma omp for schedule(static)
       for (std::ptrdiff_t i = 0; i < nn; ++i) {
+        if (!active.active(i)) continue;
         const TreeOrderForce& f = out_tree[inv[i]];
         ax[i] = f.ax;
         ay[i] = f.ay;

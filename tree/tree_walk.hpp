@@ -99,14 +99,37 @@ struct GroupLists {
 std::vector<GroupLists> group_walk_lists(const Octree& tree, const TreeWalkConfig& cfg,
                                          const float* alpha_a);
 
+// The targets of a walk (GravitySolver::compute_active): every particle (the default), or
+// those flagged. The tree holds every particle as a source either way; a walk skips the
+// targets (particles, groups, big nodes) whose sorted range [begin, end) holds no flagged
+// particle, and walks the others whole.
+struct ActiveTargets {
+  const std::uint8_t* flags = nullptr;    // caller's order, nonzero: active; nullptr: all
+  const std::uint64_t* prefix = nullptr;  // [k]: flagged among sorted particles [0, k), k <= n
+  bool any(std::uint64_t begin, std::uint64_t end) const {
+    return prefix == nullptr || prefix[end] != prefix[begin];
+  }
+  std::uint64_t count(std::uint64_t begin, std::uint64_t end) const {
+    return prefix == nullptr ? end - begin : prefix[end] - prefix[begin];
+  }
+  bool active(std::size_t i) const { return flags == nullptr || flags[i] != 0; }  // caller's i
+};
+
+// ActiveTargets::prefix of `flags` (caller's order) for the tree's sorted order: n + 1 counts.
+std::vector<std::uint64_t> active_prefix(const Octree& tree, const std::uint8_t* flags);
+
 // Both walks write a, pot (G applied; self term excluded) of sorted particle k to
 // ax[tree.index[k]] etc., i.e. in the caller's particle order (the group walk through a
 // tree-order buffer and the inverse permutation, which avoids random writes). alpha_a: per sorted
-// particle alpha |a_old| / G for the relative criterion (nullptr otherwise).
+// particle alpha |a_old| / G for the relative criterion (nullptr otherwise). With `active`
+// flags, only the active particles' entries are written; the interaction counts are those of
+// the targets walked.
 WalkCounts walk_tree_particles(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
-                               double* ax, double* ay, double* az, double* pot);
+                               double* ax, double* ay, double* az, double* pot,
+                               const ActiveTargets& active = {});
 WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const float* alpha_a,
-                            double* ax, double* ay, double* az, double* pot);
+                            double* ax, double* ay, double* az, double* pot,
+                            const ActiveTargets& active = {});
 // The CPU mirror of the CUDA group mode: make_groups(cfg.n_group) groups, every target walking
 // its group's box (walk_box.hpp) with the group's smallest alpha_a; no local expansions. Same
 // output convention as above.

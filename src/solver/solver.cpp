@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "core/bounds.hpp"
@@ -214,12 +216,14 @@ class ScaledSolver final : public GravitySolver {
   ScaledSolver(const SolverConfig& c, SolverKind kind, Backend backend)
       : c_(c), kind_(kind), backend_(backend), unscaled_(make_resolved(c, kind, backend)) {}
 
-  ForceStats compute(ParticleSet& p) override {
-    const ForceStats st = compute_scaled(p, scale_exponents(p, c_.eps));
-    for (std::size_t i = 0; i < p.size(); ++i)
-      if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
-        throw std::invalid_argument(nonfinite_message(p, i));
-    return st;
+  ForceStats compute(ParticleSet& p) override { return compute_checked(p, nullptr); }
+  // The same scaling for the whole set (the tree holds every particle); only the active
+  // particles' results are specified, and checked.
+  ForceStats compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) override {
+    if (active.size() != p.size())
+      throw std::invalid_argument("compute_active: " + std::to_string(active.size()) +
+                                  " flags for " + std::to_string(p.size()) + " particles");
+    return compute_checked(p, &active);
   }
   std::string name() const override { return unscaled_->name(); }
   std::string backend() const override { return unscaled_->backend(); }
@@ -241,13 +245,27 @@ class ScaledSolver final : public GravitySolver {
     return m.str();
   }
 
-  ForceStats compute_scaled(ParticleSet& p, const ScaleExponents& k) {
+  // active: nullptr for compute(), else compute_active's flags.
+  using Active = const std::vector<std::uint8_t>*;
+  static ForceStats run(GravitySolver& s, ParticleSet& p, Active active) {
+    return active ? s.compute_active(p, *active) : s.compute(p);
+  }
+
+  ForceStats compute_checked(ParticleSet& p, Active active) {
+    const ForceStats st = compute_scaled(p, scale_exponents(p, c_.eps), active);
+    for (std::size_t i = 0; i < p.size(); ++i)
+      if ((!active || (*active)[i]) && !std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i]))
+        throw std::invalid_argument(nonfinite_message(p, i));
+    return st;
+  }
+
+  ForceStats compute_scaled(ParticleSet& p, const ScaleExponents& k, Active active) {
     const std::size_t n = p.size();
-    if (n == 0 || k.in_range()) return unscaled_->compute(p);
+    if (n == 0 || k.in_range()) return run(*unscaled_, p, active);
     const int kL = k.length, kM = k.mass;
     if (!round_trips(p.x, kL) || !round_trips(p.y, kL) || !round_trips(p.z, kL) ||
         !round_trips(p.m, kM))
-      return compute_copy(p, kL, kM);
+      return compute_copy(p, kL, kM, active);
     // Puts positions and masses back when it goes out of scope, results and exceptions alike.
     struct Restore {
       ParticleSet& p;
@@ -267,7 +285,9 @@ class ScaledSolver final : public GravitySolver {
     scale_in_place(p.ax, 2 * kL - kM);  // |a_old| of the relative criterion
     scale_in_place(p.ay, 2 * kL - kM);
     scale_in_place(p.az, 2 * kL - kM);
-    const ForceStats st = compute_rescaled(p, kL, kM);
+    // The inactive particles' potentials come back unchanged too (scaled there and back).
+    if (active) scale_in_place(p.pot, kL - kM);
+    const ForceStats st = compute_rescaled(p, kL, kM, active);
     scale_in_place(p.ax, kM - 2 * kL);
     scale_in_place(p.ay, kM - 2 * kL);
     scale_in_place(p.az, kM - 2 * kL);
@@ -276,7 +296,7 @@ class ScaledSolver final : public GravitySolver {
   }
 
   // The rescaled set's forces, in its units, from the solver for its softening.
-  ForceStats compute_rescaled(ParticleSet& q, int kL, int kM) {
+  ForceStats compute_rescaled(ParticleSet& q, int kL, int kM, Active active) {
     if (!scaled_ || scaled_kL_ != kL) {
       SolverConfig c = c_;
       c.eps = std::ldexp(c_.eps, -kL);
@@ -284,7 +304,7 @@ class ScaledSolver final : public GravitySolver {
       scaled_kL_ = kL;
     }
     try {
-      return scaled_->compute(q);
+      return run(*scaled_, q, active);
     } catch (const std::invalid_argument& e) {
       // The inner solver speaks of the rescaled set (its softening is eps 2^-kL).
       std::ostringstream m;
@@ -295,7 +315,7 @@ class ScaledSolver final : public GravitySolver {
   }
 
   // compute_scaled through a rescaled copy of the set.
-  ForceStats compute_copy(ParticleSet& p, int kL, int kM) {
+  ForceStats compute_copy(ParticleSet& p, int kL, int kM, Active active) {
     const std::size_t n = p.size();
     ParticleSet q;
     q.resize(n);
@@ -309,7 +329,8 @@ class ScaledSolver final : public GravitySolver {
       ldexp_into(q.ay, p.ay, 2 * kL - kM);
       ldexp_into(q.az, p.az, 2 * kL - kM);
     }
-    const ForceStats st = compute_rescaled(q, kL, kM);
+    if (active && p.pot.size() == n) ldexp_into(q.pot, p.pot, kL - kM);
+    const ForceStats st = compute_rescaled(q, kL, kM, active);
     ldexp_into(p.ax, q.ax, kM - 2 * kL);
     ldexp_into(p.ay, q.ay, kM - 2 * kL);
     ldexp_into(p.az, q.az, kM - 2 * kL);

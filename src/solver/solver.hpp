@@ -126,8 +126,8 @@ class GravitySolver {
   // as compute() would; the others' entries are unspecified afterwards (they keep their values
   // or get the forces of the current positions). active.size() == p.size(). The default
   // computes every particle's forces (compute(p)).
-  virtual ForceStats compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) {
-    (void)active;
+  virtual ForceStats compute_active(ParticleSet& p,
+                                    [[maybe_unused]] const std::vector<std::uint8_t>& active) {
     return compute(p);
   }
   virtual std::string name() const = 0;     // "direct" or "tree"
