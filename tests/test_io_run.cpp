@@ -1495,9 +1495,11 @@ TEST(IoRun, DefaultStepIsChosenFromTheInitialState) {
   EXPECT_EQ(test::read_all(log).find("warning"), std::string::npos) << test::read_all(log);
   const auto rows = csv_rows(a + "/energy.csv");
   ASSERT_GT(rows.size(), 22u);
-  for (std::size_t i = 1; i < rows.size(); ++i)
-    if (const double t = std::stod(rows[i].at(1)); t != 0.02 && t != 0.025)
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    if (const double t = std::stod(rows[i].at(1)); t != 0.02 && t != 0.025) {
       EXPECT_EQ(std::stod(rows[i].at(2)), dt) << rows[i].at(1);
+    }
+  }
   EXPECT_EQ(stored_dt(a), dt);
 
   // A step typed as the note writes it, a fraction, is the number it is.
