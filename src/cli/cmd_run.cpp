@@ -119,7 +119,7 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("auto"))(
       "eta",
       "> 0: global adaptive step dt = eta sqrt(eps/max|a|) instead of --dt (not symplectic); "
-      "with --levels > 1, each particle's criterion instead (0: 0.3)",
+      "with --levels > 1, each particle's criterion instead (0: 0.2)",
       cxxopts::value<std::string>()->default_value("0"))(
       "levels",
       "block time steps: > 1 gives each particle the largest step dt/2^k, k < levels, within "
@@ -1369,7 +1369,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       throw std::invalid_argument("invalid --levels " + r["levels"].as<std::string>() + " (1 to " +
                                   std::to_string(kMaxLevels) + ")");
     if (cfg.levels > 1) {
-      cfg.level_eta = cfg.eta > 0 ? cfg.eta : kSofteningStepLimit;
+      cfg.level_eta = cfg.eta > 0 ? cfg.eta : kLevelEta;
       cfg.eta = 0;
     }
     // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).

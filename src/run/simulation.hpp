@@ -102,7 +102,7 @@ struct RunConfig {
   // within level_eta sqrt(eps / |a|); dt is the base step (eta must be 0). On CUDA they run
   // through the host integrator (no device-resident stepping).
   int levels = 1;
-  double level_eta = 0.3;
+  double level_eta = kLevelEta;
   double output_every = 0.25;  // diagnostics interval (simulated time)
   std::string out_dir;         // energy.csv goes here; empty: no files
   bool quiet = false;          // no per-output terminal lines
