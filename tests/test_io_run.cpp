@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "integrator/block.hpp"
 #include "io/atomic_file.hpp"
 #include "io/csv.hpp"
 #include "io/hdf5_snapshot.hpp"
@@ -121,13 +122,30 @@ TEST(IoRun, BlockStepsRestartBitForBit) {
   ASSERT_EQ(hoshi(kRun + "--t-end 1 --out " + dir.file("C"), log), 0) << test::read_all(log);
   EXPECT_NE(read_hdf5_snapshot(dir.file("C") + "/checkpoint.hdf5").particles.x, ca.particles.x);
 
-  EXPECT_EQ(hoshi(kRun + "--levels 4 --eta 0.1 --t-end 0.125 --out " + dir.file("D"), log), 0)
+  // The criterion used is stored (0 given: 0.2).
+  EXPECT_EQ(to_number(*find_param(cb.info.parameters, "eta")), kLevelEta);
+  const std::string d = dir.file("D");
+  EXPECT_EQ(hoshi(kRun + "--levels 4 --eta 0.1 --t-end 0.125 --out " + d, log), 0)
+      << test::read_all(log);
+  // Restarted with one level, the block steps' eta is no adaptive step: fixed steps of dt (it
+  // went on with "adaptive dt, eta 0.1").
+  ASSERT_EQ(hoshi("run --restart " + d + " --levels 1 --t-end 0.25", log), 0)
+      << test::read_all(log);
+  const SnapshotData cd = read_hdf5_snapshot(d + "/checkpoint.hdf5");
+  EXPECT_EQ(state(cd, "step"), 4);
+  EXPECT_EQ(to_number(*find_param(cd.info.parameters, "eta")), 0.0);
+  // A step whose smallest level the particles' criterion wants below is said so.
+  ASSERT_EQ(hoshi(kRun + "--dt 1/4 --levels 2 --t-end 0.25 --out " + dir.file("F"), log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("wanted a step below the smallest level's, dt / 2^1 = 0.125 "
+                                     "(0.2 sqrt(eps / |a|)), and took that one"),
+            std::string::npos)
       << test::read_all(log);
   for (const auto& [args, message] :
        {std::pair<std::string, std::string>{"--levels 0", "invalid --levels 0 (1 to 30)"},
         {"--levels 31", "invalid --levels 31 (1 to 30)"},
-        {"--levels 4 --softening 0",
-         "invalid --softening 0 (block steps (--levels > 1) need > 0)"}}) {
+        {"--levels 4 --softening 0", "invalid --softening 0 (block steps (--levels > 1) need > 0)"},
+        {"--levels 4 --eta -1", "invalid --eta -1 (must be >= 0)"}}) {
     EXPECT_EQ(hoshi(kRun + args + " --t-end 0.125 --out " + dir.file("E"), log), 2) << args;
     EXPECT_NE(test::read_all(log).find(message), std::string::npos) << test::read_all(log);
     EXPECT_FALSE(std::filesystem::exists(dir.file("E"))) << args;

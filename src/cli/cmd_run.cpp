@@ -303,6 +303,12 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
 //    t = 10), 0.21 for a Hernquist sphere (6.5e-4), 0.48 for the Jaffe model; Plummer 4096 at
 //    1/32: 0.46; Hernquist 4096 at 1/64: 0.43, 4.2e-3. The step for it, the power of two at or
 //    below 0.2 of it.
+// The fraction of the softening's measure a suggested step keeps to, a margin below the limit
+// `factor` of it: 0.2 for kSofteningStepLimit's 0.3, two thirds of a block criterion's.
+double suggested_fraction(double factor) {
+  return factor == kSofteningStepLimit ? 0.2 : factor * 2 / 3;
+}
+
 struct StepLimits {
   DynamicalTime d;          // d.t: the orbits' time (0: none)
   bool pericentre = false;  // d.t is the two bodies' pericentre passage's
@@ -314,6 +320,7 @@ struct StepLimits {
   double limit = HUGE_VAL;  // the longest step both allow
   double suggest = 0;       // the step that meets them with a margin (dt when it passes)
   int levels = 1;           // block steps: the softening's limit is on dt / 2^(levels - 1)
+  double factor = kSofteningStepLimit;  // the softening's limit (softening_limit)
 };
 
 StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
@@ -335,16 +342,17 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   // particle of max|a| takes (the others take what their own |a| allows).
   l.levels = cfg.levels;
   const double depth = std::ldexp(1.0, cfg.levels - 1);
-  l.softening = l.scale > 0 && dt / depth > kSofteningStepLimit * l.scale;
+  l.factor = softening_limit(cfg);
+  l.softening = l.scale > 0 && dt / depth > l.factor * l.scale;
   // The longest step both limits allow, said with the suggestion, which keeps a margin below
   // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
   l.limit = std::min(l.d.t > 0 ? 0.25 * l.d.t : HUGE_VAL,
-                     l.scale > 0 ? kSofteningStepLimit * l.scale * depth : HUGE_VAL);
-  l.suggest =
-      !l.orbits && !l.softening
-          ? dt
-          : power_of_two_at_or_below(std::min(l.orbits ? l.d.t / 16 : HUGE_VAL,
-                                              l.softening ? 0.2 * l.scale * depth : HUGE_VAL));
+                     l.scale > 0 ? l.factor * l.scale * depth : HUGE_VAL);
+  l.suggest = !l.orbits && !l.softening
+                  ? dt
+                  : power_of_two_at_or_below(std::min(
+                        l.orbits ? l.d.t / 16 : HUGE_VAL,
+                        l.softening ? suggested_fraction(l.factor) * l.scale * depth : HUGE_VAL));
   return l;
 }
 
@@ -371,11 +379,13 @@ std::string step_excess(const StepLimits& l, double dt) {
   return s.str();
 }
 
-// The levels that take a smallest step of `finest` (with `levels` levels) down to 0.2 of the
-// softening's measure `scale`, where the softening's limit (0.3 of it) holds with a margin.
-int levels_for(double finest, double scale, int levels) {
+// The levels that take a smallest step of `finest` (with `levels` levels) down to
+// suggested_fraction of the softening's limit, `factor` of its measure `scale`.
+int levels_for(double finest, double scale, int levels, double factor) {
   int more = 0;
-  while (std::ldexp(finest, -more) > 0.2 * scale && levels + more < kMaxLevels) ++more;
+  while (std::ldexp(finest, -more) > suggested_fraction(factor) * scale &&
+         levels + more < kMaxLevels)
+    ++more;
   return levels + more;
 }
 
@@ -405,8 +415,8 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
     << " (the limits allow --dt up to " << l.limit << "; try --dt " << power_of_two_step(l.suggest)
     << (l.softening && l.levels > 1
             ? ", or --levels " +
-                  std::to_string(
-                      levels_for(std::ldexp(cfg.dt, -(l.levels - 1)), l.scale, l.levels)) +
+                  std::to_string(levels_for(std::ldexp(cfg.dt, -(l.levels - 1)), l.scale, l.levels,
+                                            l.factor)) +
                   ")"
         : l.levels > 1 ? ")"
         : l.softening  ? ", or --eta 0.1)"
@@ -483,10 +493,10 @@ void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
     s << "there were no forces";
   s << "): steps this long no longer resolve encounters within the "
        "softening and the energy drifts (the limit allows "
-    << (cfg.levels > 1 ? "the smallest step" : "--dt") << " up to " << kSofteningStepLimit * o.scale
-    << "; try ";
+    << (cfg.levels > 1 ? "the smallest step" : "--dt") << " up to "
+    << softening_limit(cfg) * o.scale << "; try ";
   if (cfg.levels > 1)
-    s << "--levels " << levels_for(o.dt, o.scale, cfg.levels) << ")\n";
+    s << "--levels " << levels_for(o.dt, o.scale, cfg.levels, softening_limit(cfg)) << ")\n";
   else
     s << "--dt " << power_of_two_step(0.2 * o.scale) << ", or --eta 0.1)\n";
   std::cerr << s.str();
@@ -1080,7 +1090,8 @@ void print_timing(const RunResult& res) {
 // Block steps: the force evaluations per particle and base step against a leapfrog at the
 // smallest level's step, the levels at the last base step, and the choices that wanted a step
 // below the smallest (said with --quiet too: the run's accuracy depends on it).
-void print_block_summary(const RunResult& res, const RunConfig& cfg, std::size_t steps) {
+void print_block_summary(const RunResult& res, const RunConfig& cfg, std::size_t steps,
+                         bool restart) {
   const BlockStats& b = res.block;
   if (steps == 0 || b.level.empty()) return;
   std::uint64_t n = 0;
@@ -1088,19 +1099,22 @@ void print_block_summary(const RunResult& res, const RunConfig& cfg, std::size_t
   if (n == 0) return;
   const double per = static_cast<double>(b.forces) / (static_cast<double>(n) * steps);
   std::ostringstream s;
-  s << std::setprecision(3) << "block steps: " << per
-    << " force evaluations per particle and step (a leapfrog at the smallest step, dt / 2^"
-    << cfg.levels - 1 << ": " << number_text(std::ldexp(1.0, cfg.levels - 1))
-    << "); particles per level at the last step:";
+  s << std::setprecision(3) << "block steps: " << per << " force evaluations per particle and step"
+    << (restart ? " since the restart" : "") << " (a leapfrog at the smallest step, dt / 2^"
+    << cfg.levels - 1 << ": " << number_text(std::ldexp(1.0, cfg.levels - 1)) << ")"
+    << (res.backend_name == "cuda" ? "; on CUDA a substep computes every particle's forces" : "")
+    << "; particles per level at the last step's start:";
   for (std::size_t k = 0; k < b.level.size(); ++k)
     if (b.level[k] > 0) s << " " << k << ":" << b.level[k];
   s << "\n";
   std::cout << s.str();
   if (b.floor > 0)
-    std::cerr << "hoshi run: warning: " << b.floor << " of the particles' step choices wanted a "
-              << "step below the smallest level's, dt / 2^" << cfg.levels - 1 << " = "
-              << std::ldexp(res.fixed_dt, -(cfg.levels - 1))
-              << " (they took it; give more --levels)\n";
+    std::cerr << "hoshi run: warning: up to " << b.floor
+              << (b.floor == 1 ? " particle" : " particles")
+              << " at a step's start wanted a step below the smallest level's, dt / 2^"
+              << cfg.levels - 1 << " = " << std::ldexp(res.fixed_dt, -(cfg.levels - 1)) << " ("
+              << number_text(cfg.level_eta)
+              << " sqrt(eps / |a|)), and took that one; give more --levels\n";
 }
 
 // Whether an error message names option k ("--k 5", "--k: ...", "-n 5" for particles).
@@ -1352,7 +1366,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   };
 
   RunConfig cfg;
-  bool dt_auto = false;  // --dt auto: the step is chosen once the initial forces are known
+  bool dt_auto = false;         // --dt auto: the step is chosen once the initial forces are known
+  bool eta_was_levels = false;  // a restart's --levels 1 dropped the block steps' stored eta
   io::UnitSystem units;
   bool g_given = false;  // G follows the unit system unless -G is given
   try {
@@ -1368,9 +1383,21 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (cfg.levels < 1 || cfg.levels > kMaxLevels)
       throw std::invalid_argument("invalid --levels " + r["levels"].as<std::string>() + " (1 to " +
                                   std::to_string(kMaxLevels) + ")");
+    if (!(cfg.eta >= 0))  // before 0 is read as the default below (-1 ran with 0.2)
+      throw std::invalid_argument("invalid --eta " + r["eta"].as<std::string>() +
+                                  " (must be >= 0)");
     if (cfg.levels > 1) {
       cfg.level_eta = cfg.eta > 0 ? cfg.eta : kLevelEta;
       cfg.eta = 0;
+    } else if (const io::ParamValue* was =
+                   restart && !given("eta") ? io::find_param(checkpoint.info.parameters, "levels")
+                                            : nullptr;
+               was && io::to_number(*was).value_or(1) > 1) {
+      // The checkpoint's eta was its block steps' criterion, not an adaptive step: --levels 1
+      // on its restart continues with fixed steps of its dt (it went on with "adaptive dt, eta
+      // 0.1" instead).
+      cfg.eta = 0;
+      eta_was_levels = true;
     }
     // Named as given (validate's "invalid --dt 0.0078125" named a value nobody typed).
     if (dt_auto && cfg.eta == 0 && cfg.t_end / kAutoStep > 1e12)
@@ -1511,6 +1538,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   // A step given as a fraction (1/1024) as the number it is (a reader of /Parameters/dt expects
   // a double).
   if (!dt_auto && cfg.eta == 0) record("dt", cfg.dt);
+  // Block steps store the criterion they use (0 given: kLevelEta); a restart's --levels 1
+  // stores the fixed steps it takes.
+  if (cfg.levels > 1) record("eta", cfg.level_eta);
+  if (eta_was_levels) record("eta", 0.0);
   // Each effective model parameter (defaults included) as its own attribute "model.KEY". A
   // restart keeps the checkpoint's (its particles continue; resolving them again would refuse
   // a key a later version no longer takes, and the run could not be continued at all).
@@ -1943,7 +1974,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                 << res.energy_jump / std::abs(res.e0 - res.energy_jump)
                 << " of E0 at the restart's new force settings)";
     std::cout << "\n";
-    if (cfg.levels > 1) print_block_summary(res, cfg, restart ? res.steps - start.step : res.steps);
+    if (cfg.levels > 1)
+      print_block_summary(res, cfg, restart ? res.steps - start.step : res.steps, restart);
     if (!cfg.quiet) print_timing(res);
   }
   // Written while the signals are caught: flushed later, on a closed pipe, it ended a finished

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/particle_set.hpp"
@@ -40,7 +41,11 @@ void direct_reference(ParticleSet& p, double G, Softening kernel, double eps);
 // coincide throw std::invalid_argument naming them (their force would be inf/NaN), so callers
 // need no O(N log N) check beforehand.
 // Returns the number of particle-particle interactions, N (N - 1).
-std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps);
+// With `active` (per particle, in p's order): the forces of the particles flagged, written into
+// theirs alone (a chunk of targets without one is skipped, the others' entries are left as they
+// were); the interactions are those of the chunks summed.
+std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps,
+                           const std::vector<std::uint8_t>* active = nullptr);
 
 // Name of the SIMD path compiled in ("avx512", "avx2" or "scalar"), simd::kName.
 const char* direct_simd_name();

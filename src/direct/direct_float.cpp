@@ -245,8 +245,11 @@ struct FloatSums {
 // potential -m_i/eps, added to the float sums and removed at the end (until 2026-11-30),
 // rounded them at its size (an escaper's potential 1e-6 came out 7e-10; one particle alone
 // got -1e-7).
+// active: per sorted particle, whether its forces are wanted (nullptr: every particle's); a chunk
+// without one is skipped (its sums stay 0). Returns the number of targets summed.
 template <class Kernel>
-void direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& out) {
+std::uint64_t direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& out,
+                         const std::vector<std::uint8_t>* active) {
   const std::size_t n = p.x.size();
   constexpr std::size_t kChunk = kChunkGroups * kGroup;
   const auto chunks = target_chunks(p, eps);
@@ -255,8 +258,9 @@ void direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& o
   // A failed allocation (the buffers, the medians' scratch) is rethrown after the region, not
   // left to end the program inside it.
   ParallelErrors errors;
+  std::uint64_t summed = 0;
   // Below n = 256 thread start-up costs more than it saves.
-#pragma omp parallel if (n > 256)
+#pragma omp parallel if (n > 256) reduction(+ : summed)
   {
     std::vector<float> sx, sy, sz, sm, tx, ty, tz, ax, ay, az, pot;
     std::vector<double> scratch;
@@ -270,6 +274,11 @@ void direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& o
     for (std::ptrdiff_t c = 0; c < nchunks; ++c)
       errors.run([&] {
         const auto [i_begin, i_end] = chunks[static_cast<std::size_t>(c)];
+        if (active && std::none_of(active->begin() + static_cast<std::ptrdiff_t>(i_begin),
+                                   active->begin() + static_cast<std::ptrdiff_t>(i_end),
+                                   [](std::uint8_t a) { return a != 0; }))
+          return;
+        summed += i_end - i_begin;
         const double cx = median(p.x, i_begin, i_end, scratch);
         const double cy = median(p.y, i_begin, i_end, scratch);
         const double cz = median(p.z, i_begin, i_end, scratch);
@@ -340,6 +349,7 @@ void direct_all(const Kernel& kern, const SortedSet& p, double eps, FloatSums& o
       });
   }
   errors.rethrow();
+  return summed;
 }
 
 template <class Kernel, class Valid>
@@ -391,7 +401,8 @@ void direct_block_float(const SofteningParams<float>& s, const FloatTargets& t,
     with_mask(PlummerKernel{VecF(s.eps2)});
 }
 
-std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps) {
+std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double eps,
+                           const std::vector<std::uint8_t>* active) {
   const std::size_t n = p.size();
   if (n == 0) return 0;
   const auto s = SofteningParams<float>::make(kernel, eps);
@@ -399,16 +410,22 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
   const bool spline = s.kind == Softening::spline;
   const SortedSet sorted =
       sorted_set(p, spline ? SplineKernel::kMassScale : PlummerKernel::kMassScale);
+  std::vector<std::uint8_t> sorted_active;
+  if (active) {
+    sorted_active.resize(n);
+    for (std::size_t k = 0; k < n; ++k) sorted_active[k] = (*active)[sorted.index[k]] != 0;
+  }
+  const std::vector<std::uint8_t>* act = active ? &sorted_active : nullptr;
   FloatSums f;
-  if (spline)
-    direct_all(SplineKernel{VecF(s.h_inv)}, sorted, eps, f);
-  else
-    direct_all(PlummerKernel{VecF(s.eps2)}, sorted, eps, f);
+  const std::uint64_t summed = spline
+                                   ? direct_all(SplineKernel{VecF(s.h_inv)}, sorted, eps, f, act)
+                                   : direct_all(PlummerKernel{VecF(s.eps2)}, sorted, eps, f, act);
+  const auto wanted = [&](std::size_t k) { return !act || sorted_active[k]; };
 
   // Check before writing, so that on an error p keeps its previous accelerations.
   bool finite = true;
   for (std::size_t i = 0; i < n; ++i)
-    finite = finite && std::isfinite(f.ax[i] + f.ay[i] + f.az[i] + f.pot[i]);
+    finite = finite && (!wanted(i) || std::isfinite(f.ax[i] + f.ay[i] + f.az[i] + f.pot[i]));
   if (!finite) {
     // Coincident particles with eps == 0: name them (only on this error path, O(N log N)).
     if (!soft) require_distinct_positions(p);
@@ -426,6 +443,7 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     throw std::invalid_argument(msg.str());
   }
   for (std::size_t k = 0; k < n; ++k) {
+    if (!wanted(k)) continue;
     const std::size_t i = sorted.index[k];
     const double pot = f.pot[k];
     p.ax[i] = G * f.ax[k];
@@ -433,7 +451,7 @@ std::uint64_t direct_float(ParticleSet& p, double G, Softening kernel, double ep
     p.az[i] = G * f.az[k];
     p.pot[i] = G * pot;
   }
-  return static_cast<std::uint64_t>(n) * (n - 1);
+  return summed * (n - 1);
 }
 
 }  // namespace hoshi

@@ -61,29 +61,36 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
   std::vector<std::uint64_t> count(levels_, 0);
   level_.resize(n);
   active_.assign(n, 1);
+  std::uint64_t floor = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
     bool f = false;
     level_[i] = static_cast<std::uint8_t>(block_level(a2, dt, levels_, eta_, eps_, &f));
-    stats_.floor += f;
+    floor += f;
     ++count[level_[i]];
   }
   stats_.level = count;
+  stats_.floor = std::max(stats_.floor, floor);
   kick_listed(p, level_, active_, half);  // every particle's opening half-kick
   ForceStats st;
-  std::uint64_t pending = 0;  // substeps not drifted yet
-  for (std::uint64_t s = 1; s <= nsub; ++s) {
-    ++pending;
+  for (std::uint64_t s = 0; s < nsub;) {
+    // The next substep where a step ends: the next multiple of the deepest occupied level's
+    // step, 2^(top - deepest) substeps (2^29 empty substeps were visited one by one).
+    int deepest = 0;
+    for (int k = top; k > 0; --k)
+      if (count[k] > 0) {
+        deepest = k;
+        break;
+      }
+    const std::uint64_t stride = std::uint64_t{1} << (top - deepest);
+    const std::uint64_t pending = (s / stride + 1) * stride - s;  // substeps to drift
+    s += pending;
     // The levels whose steps end at substep s: k >= lowest (a level-k step is 2^(top - k)
     // substeps long).
     const int lowest = s == nsub ? 0 : top - std::countr_zero(s);
-    bool any = false;
-    for (int k = lowest; k < levels_ && !any; ++k) any = count[k] > 0;
-    if (!any) continue;
     // Drift to substep s: pending h exactly (h = dt / 2^top, pending <= 2^top), so a base step
     // with no substep drifts by dt as Leapfrog::step does.
     drift(p, static_cast<double>(pending) * std::ldexp(dt, -top));
-    pending = 0;
     std::uint64_t n_active = 0;
     for (std::size_t i = 0; i < n; ++i) {
       active_[i] = level_[i] >= lowest;
@@ -106,9 +113,7 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     for (std::size_t i = 0; i < n; ++i) {
       if (!active_[i]) continue;
       const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
-      bool f = false;
-      const int k = std::max(block_level(a2, dt, levels_, eta_, eps_, &f), lowest);
-      stats_.floor += f;
+      const int k = std::max(block_level(a2, dt, levels_, eta_, eps_), lowest);
       --count[level_[i]];
       ++count[k];
       level_[i] = static_cast<std::uint8_t>(k);

@@ -50,9 +50,10 @@ inline constexpr int kMaxLevels = 30;
 int block_level(double a2, double dt, int levels, double eta, double eps, bool* floor = nullptr);
 
 struct BlockStats {
-  std::uint64_t substeps = 0;        // substeps with a force evaluation, over all base steps
-  std::uint64_t forces = 0;          // particle force evaluations (active particles), summed
-  std::uint64_t floor = 0;           // level choices that wanted a step below the smallest
+  std::uint64_t substeps = 0;  // substeps with a force evaluation, over all base steps
+  std::uint64_t forces = 0;    // particle force evaluations (active particles), summed
+  std::uint64_t floor = 0;     // the most particles that, at a base step's start, wanted a step
+                               // below the smallest level's
   std::vector<std::uint64_t> level;  // particles per level at the last base step's start
 };
 

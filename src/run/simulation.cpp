@@ -284,7 +284,7 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   // criterion): the state outgrew the hierarchy's depth.
   const double finest = std::ldexp(fixed_dt, -(cfg.levels - 1));
   const auto outgrown = [&](double scale) {
-    return scale > 0 && finest > kSofteningStepLimit * scale;
+    return scale > 0 && finest > softening_limit(cfg) * scale;
   };
   const bool watch = cfg.step_outgrown && cfg.eta == 0 && cfg.solver.eps > 0;
   // A restart keeps the measure of the run's start and the step it warned of, unless its

@@ -149,6 +149,13 @@ struct RunResult {
   double fixed_dt = 0;       // the fixed step taken (the base step of block steps; 0 with --eta)
 };
 
+// The fraction of the softening's measure sqrt(eps / max|a|) that a fixed step may take:
+// kSofteningStepLimit, and with block steps (its smallest level's step) the particles' own
+// criterion, level_eta, which the particle of max|a| then needs.
+inline double softening_limit(const RunConfig& c) {
+  return c.levels > 1 ? c.level_eta : kSofteningStepLimit;
+}
+
 // Validates cfg (std::invalid_argument naming the bad value).
 void validate(const RunConfig& cfg);
 

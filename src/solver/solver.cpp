@@ -27,7 +27,20 @@ namespace {
 class DirectCpuSolver final : public GravitySolver {
  public:
   explicit DirectCpuSolver(const SolverConfig& c) : c_(c) {}
-  ForceStats compute(ParticleSet& p) override {
+  ForceStats compute(ParticleSet& p) override { return compute_for(p, nullptr); }
+  // The float32 kernel skips its chunks of targets without an active particle; the double sum
+  // takes the active particles as its targets.
+  ForceStats compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) override {
+    if (active.size() != p.size())
+      throw std::invalid_argument("compute_active: " + std::to_string(active.size()) +
+                                  " flags for " + std::to_string(p.size()) + " particles");
+    return compute_for(p, &active);
+  }
+  std::string name() const override { return "direct"; }
+  std::string backend() const override { return "cpu"; }
+
+ private:
+  ForceStats compute_for(ParticleSet& p, const std::vector<std::uint8_t>* active) {
     ForceStats st;
     Stopwatch sw;
     // With eps = 0 coincident particles are an error. direct_float detects them itself at no
@@ -35,13 +48,27 @@ class DirectCpuSolver final : public GravitySolver {
     if (c_.eps == 0 && c_.precision == Precision::float64) require_distinct_positions(p);
     const std::size_t n = p.size();
     if (c_.precision == Precision::float64) {
-      direct_reference(p, c_.G, c_.softening, c_.eps);
-      st.pp = n > 0 ? static_cast<std::uint64_t>(n) * (n - 1) : 0;
+      std::size_t summed = n;
+      if (active) {
+        std::vector<std::size_t> targets;
+        for (std::size_t i = 0; i < n; ++i)
+          if ((*active)[i]) targets.push_back(i);
+        ForceArrays f;
+        direct_reference(p, c_.G, c_.softening, c_.eps, targets, f);
+        for (std::size_t t = 0; t < targets.size(); ++t) {
+          const std::size_t i = targets[t];
+          p.ax[i] = f.ax[t], p.ay[i] = f.ay[t], p.az[i] = f.az[t], p.pot[i] = f.pot[t];
+        }
+        summed = targets.size();
+      } else {
+        direct_reference(p, c_.G, c_.softening, c_.eps);
+      }
+      st.pp = n > 0 ? static_cast<std::uint64_t>(summed) * (n - 1) : 0;
       // Rescaled to the set's size and mass, the sum leaves double's range only for a pair far
       // closer than that size (m / r^3 above 1e308 in those units) or a force beyond 1e308:
       // an error, as the float32 solvers' (a run went on with NaN and exited 0).
       for (std::size_t i = 0; i < n; ++i)
-        if (!std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i])) {
+        if ((!active || (*active)[i]) && !std::isfinite(p.ax[i] + p.ay[i] + p.az[i] + p.pot[i])) {
           std::ostringstream m;
           m << "direct float64 reference: non-finite force on particle id " << p.id[i]
             << " with softening " << c_.eps
@@ -51,15 +78,11 @@ class DirectCpuSolver final : public GravitySolver {
           throw std::invalid_argument(m.str());
         }
     } else {
-      st.pp = direct_float(p, c_.G, c_.softening, c_.eps);
+      st.pp = direct_float(p, c_.G, c_.softening, c_.eps, active);
     }
     st.total_seconds = st.seconds["direct"] = sw.seconds();
     return st;
   }
-  std::string name() const override { return "direct"; }
-  std::string backend() const override { return "cpu"; }
-
- private:
   SolverConfig c_;
 };
 
