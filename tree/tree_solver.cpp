@@ -153,9 +153,7 @@ ForceStats TreeSolver::compute(ParticleSet& p) {
 }
 
 ForceStats TreeSolver::compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) {
-  if (active.size() != p.size())
-    throw std::invalid_argument("compute_active: " + std::to_string(active.size()) + " flags for " +
-                                std::to_string(p.size()) + " particles");
+  require_active_flags(active, p);
   // The relative criterion's bootstrap pass needs every particle's force (|a_old| of the
   // next): without previous accelerations, all are computed.
   if (c_.tree.criterion == Criterion::relative && !has_accelerations(p)) return compute(p);

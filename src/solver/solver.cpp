@@ -31,9 +31,7 @@ class DirectCpuSolver final : public GravitySolver {
   // The float32 kernel skips its chunks of targets without an active particle; the double sum
   // takes the active particles as its targets.
   ForceStats compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) override {
-    if (active.size() != p.size())
-      throw std::invalid_argument("compute_active: " + std::to_string(active.size()) +
-                                  " flags for " + std::to_string(p.size()) + " particles");
+    require_active_flags(active, p);
     return compute_for(p, &active);
   }
   std::string name() const override { return "direct"; }
@@ -99,6 +97,12 @@ E parse_enum(const std::string& s, std::initializer_list<std::pair<const char*, 
 }
 
 }  // namespace
+
+void require_active_flags(const std::vector<std::uint8_t>& active, const ParticleSet& p) {
+  if (active.size() != p.size())
+    throw std::invalid_argument("compute_active: " + std::to_string(active.size()) + " flags for " +
+                                std::to_string(p.size()) + " particles");
+}
 
 std::size_t direct_tree_crossover_n(Backend backend) {
   // H200, 2026-11-29: the direct kernel took 2.59 ms at 2^16 (N^2: 10.4 ms at 2^17), the
@@ -243,9 +247,7 @@ class ScaledSolver final : public GravitySolver {
   // The same scaling for the whole set (the tree holds every particle); only the active
   // particles' results are specified, and checked.
   ForceStats compute_active(ParticleSet& p, const std::vector<std::uint8_t>& active) override {
-    if (active.size() != p.size())
-      throw std::invalid_argument("compute_active: " + std::to_string(active.size()) +
-                                  " flags for " + std::to_string(p.size()) + " particles");
+    require_active_flags(active, p);
     return compute_checked(p, &active);
   }
   std::string name() const override { return unscaled_->name(); }

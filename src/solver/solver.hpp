@@ -134,6 +134,9 @@ class GravitySolver {
   virtual std::string backend() const = 0;  // "cpu" or "cuda"
 };
 
+// compute_active's flags, one per particle: std::invalid_argument otherwise.
+void require_active_flags(const std::vector<std::uint8_t>& active, const ParticleSet& p);
+
 // Below this N, --solver auto uses direct summation on `backend` (cpu or cuda; automatic is
 // taken as cpu): where direct summation, exact, is also the faster (measured;
 // docs/perf-tree.md, docs/perf-gpu.md). With --precision double (Precision::float64, direct
