@@ -103,7 +103,7 @@ TEST(IoRun, RestartContinuesBitForBit) {
 TEST(IoRun, BlockStepsRestartBitForBit) {
   ScratchDir dir("run");
   const std::string a = dir.file("A"), b = dir.file("B"), log = dir.file("log");
-  // n = 64, eps 0.01: 0.3 sqrt(eps / |a|) puts the particles on levels 1 to 3 of 1/16.
+  // n = 64, eps 0.01: 0.2 sqrt(eps / |a|) puts the particles on levels 1 to 3 of 1/16.
   const std::string blocks = kRun + "--levels 4 ";
   ASSERT_EQ(hoshi(blocks + "--t-end 1 --out " + a, log), 0) << test::read_all(log);
   const std::string said = test::read_all(log);
@@ -134,6 +134,32 @@ TEST(IoRun, BlockStepsRestartBitForBit) {
   const SnapshotData cd = read_hdf5_snapshot(d + "/checkpoint.hdf5");
   EXPECT_EQ(state(cd, "step"), 4);
   EXPECT_EQ(to_number(*find_param(cd.info.parameters, "eta")), 0.0);
+  // An adaptive step's eta is no block criterion: block steps added on its restart take 0.2.
+  const std::string g = dir.file("G");
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --solver direct --quiet --eta 0.05 --t-end 0.0625 "
+                  "--out " +
+                      g,
+                  log),
+            0)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + g + " --levels 4 --dt 1/16 --t-end 0.125", log), 0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("the checkpoint's --eta 0.05 was its adaptive step; the "
+                                     "block steps take eta 0.2"),
+            std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(
+      to_number(*find_param(read_hdf5_snapshot(g + "/checkpoint.hdf5").info.parameters, "eta")),
+      kLevelEta);
+  // The softening's limit on the smallest level's step, and the levels that meet it.
+  ASSERT_EQ(hoshi(kRun + "--levels 2 --softening 1e-3 --t-end 0.0625 --out " + dir.file("H"), log),
+            0)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("warning: --dt 0.0625: its smallest level's step dt / 2^1 = "
+                                     "0.03125 is 1.7"),
+            std::string::npos)
+      << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find(", or --levels 6)"), std::string::npos) << test::read_all(log);
   // A step whose smallest level the particles' criterion wants below is said so.
   ASSERT_EQ(hoshi(kRun + "--dt 1/4 --levels 2 --t-end 0.25 --out " + dir.file("F"), log), 0)
       << test::read_all(log);

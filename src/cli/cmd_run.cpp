@@ -304,7 +304,8 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
 //    1/32: 0.46; Hernquist 4096 at 1/64: 0.43, 4.2e-3. The step for it, the power of two at or
 //    below 0.2 of it.
 // The fraction of the softening's measure a suggested step keeps to, a margin below the limit
-// `factor` of it: 0.2 for kSofteningStepLimit's 0.3, two thirds of a block criterion's.
+// `factor` of it: two thirds, written out as 0.2 for kSofteningStepLimit's 0.3 (2 / 3 * 0.3 is
+// 0.19999999999999998, which could take the power of two below a suggestion of before).
 double suggested_fraction(double factor) {
   return factor == kSofteningStepLimit ? 0.2 : factor * 2 / 3;
 }
@@ -359,7 +360,9 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
 // "1.3 dynamical times ... (eps 0.01, max|a| 37.7 at the start)": how far dt passes the limits.
 std::string step_excess(const StepLimits& l, double dt) {
   std::ostringstream s;
-  s << dt << " is ";
+  // With block steps and the softening's limit alone: "0.0625: its smallest level's step ...
+  // is" (it read "0.0625 is its smallest level's step ... is").
+  s << dt << (l.levels > 1 && l.softening && !l.orbits ? ": " : " is ");
   if (l.orbits) {
     s << dt / l.d.t << " dynamical times ";
     if (l.pericentre)
@@ -498,7 +501,8 @@ void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
   if (cfg.levels > 1)
     s << "--levels " << levels_for(o.dt, o.scale, cfg.levels, softening_limit(cfg)) << ")\n";
   else
-    s << "--dt " << power_of_two_step(0.2 * o.scale) << ", or --eta 0.1)\n";
+    s << "--dt " << power_of_two_step(suggested_fraction(kSofteningStepLimit) * o.scale)
+      << ", or --eta 0.1)\n";
   std::cerr << s.str();
 }
 
@@ -1240,12 +1244,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const auto drop = [&](const char* key) {
       std::erase_if(file_params, [&](const auto& kv) { return kv.first == key; });
     };
-    // With block steps (--levels > 1, typed or in the file) --eta is the particles' criterion
-    // and goes with dt.
+    // With block steps (--levels > 1, typed, in the file or the checkpoint's) --eta is the
+    // particles' criterion and goes with dt.
     const auto in_file = std::find_if(file_params.begin(), file_params.end(),
                                       [](const auto& kv) { return kv.first == "levels"; });
+    const io::ParamValue* stored_levels =
+        restart ? io::find_param(checkpoint.info.parameters, "levels") : nullptr;
     const std::string levels = first.count("levels")          ? first["levels"].as<std::string>()
                                : in_file != file_params.end() ? in_file->second
+                               : stored_levels                ? io::to_string(*stored_levels)
                                                               : "1";
     const bool blocks = std::strtod(levels.c_str(), nullptr) > 1;
     if (!blocks && first.count("eta") && !first.count("dt") && number(first, "eta") > 0) drop("dt");
@@ -1386,13 +1393,21 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (!(cfg.eta >= 0))  // before 0 is read as the default below (-1 ran with 0.2)
       throw std::invalid_argument("invalid --eta " + r["eta"].as<std::string>() +
                                   " (must be >= 0)");
+    const io::ParamValue* stored_levels =
+        restart ? io::find_param(checkpoint.info.parameters, "levels") : nullptr;
+    const bool stored_blocks = stored_levels && io::to_number(*stored_levels).value_or(1) > 1;
     if (cfg.levels > 1) {
-      cfg.level_eta = cfg.eta > 0 ? cfg.eta : kLevelEta;
+      // A checkpoint's eta of one level was a global adaptive step (measured against max|a|),
+      // not a criterion per particle: block steps added on its restart take their own default
+      // (they took it as the criterion, "block steps: 4 levels, eta 0.05").
+      const bool adaptive_eta = restart && !given("eta") && !stored_blocks && cfg.eta > 0;
+      if (adaptive_eta)
+        std::cout << "hoshi run: note: the checkpoint's --eta " << number_text(cfg.eta)
+                  << " was its adaptive step; the block steps take eta " << number_text(kLevelEta)
+                  << " (give --eta with --levels to set it)\n";
+      cfg.level_eta = cfg.eta > 0 && !adaptive_eta ? cfg.eta : kLevelEta;
       cfg.eta = 0;
-    } else if (const io::ParamValue* was =
-                   restart && !given("eta") ? io::find_param(checkpoint.info.parameters, "levels")
-                                            : nullptr;
-               was && io::to_number(*was).value_or(1) > 1) {
+    } else if (restart && !given("eta") && stored_blocks) {
       // The checkpoint's eta was its block steps' criterion, not an adaptive step: --levels 1
       // on its restart continues with fixed steps of its dt (it went on with "adaptive dt, eta
       // 0.1" instead).
@@ -1943,6 +1958,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   res.seconds["io"] += outputs.io_seconds;
 
   if (res.interrupted) {
+    // A batch job stopped at its time limit is told of its particles below the smallest level.
+    if (cfg.levels > 1)
+      print_block_summary(res, cfg, restart ? res.steps - start.step : res.steps, restart);
     // On the console, or where it is gone (a closed pipe), on stderr.
     std::cout << "\nhoshi run: stopped by signal " << g_stop_signal << " after step " << res.steps
               << " at t = " << res.time << "; checkpoint written to " << cfg.out_dir << "/"

@@ -61,16 +61,17 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
   std::vector<std::uint64_t> count(levels_, 0);
   level_.resize(n);
   active_.assign(n, 1);
-  std::uint64_t floor = 0;
+  // The particles that wanted a step below the smallest level's at any of their steps' starts
+  // in this base step (a close encounter's is mid-step).
+  floor_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
     bool f = false;
     level_[i] = static_cast<std::uint8_t>(block_level(a2, dt, levels_, eta_, eps_, &f));
-    floor += f;
+    floor_[i] = f;
     ++count[level_[i]];
   }
   stats_.level = count;
-  stats_.floor = std::max(stats_.floor, floor);
   kick_listed(p, level_, active_, half);  // every particle's opening half-kick
   ForceStats st;
   for (std::uint64_t s = 0; s < nsub;) {
@@ -87,9 +88,9 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     s += pending;
     // The levels whose steps end at substep s: k >= lowest (a level-k step is 2^(top - k)
     // substeps long).
-    const int lowest = s == nsub ? 0 : top - std::countr_zero(s);
-    // Drift to substep s: pending h exactly (h = dt / 2^top, pending <= 2^top), so a base step
-    // with no substep drifts by dt as Leapfrog::step does.
+    const int lowest = top - std::countr_zero(s);  // 0 at s = nsub = 2^top
+    // Drift to substep s by pending h (h = dt / 2^top): exactly dt for a base step with no
+    // substep in it, as Leapfrog::step drifts.
     drift(p, static_cast<double>(pending) * std::ldexp(dt, -top));
     std::uint64_t n_active = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -113,13 +114,17 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     for (std::size_t i = 0; i < n; ++i) {
       if (!active_[i]) continue;
       const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
-      const int k = std::max(block_level(a2, dt, levels_, eta_, eps_), lowest);
+      bool f = false;
+      const int k = std::max(block_level(a2, dt, levels_, eta_, eps_, &f), lowest);
+      floor_[i] |= f;
       --count[level_[i]];
       ++count[k];
       level_[i] = static_cast<std::uint8_t>(k);
     }
     kick_listed(p, level_, active_, half);
   }
+  stats_.floor = std::max<std::uint64_t>(
+      stats_.floor, static_cast<std::uint64_t>(std::count(floor_.begin(), floor_.end(), 1)));
   integrate_seconds_ += sw.seconds();
   return st;
 }

@@ -9,7 +9,9 @@
 // (of the current positions of all particles: GravitySolver::compute_active), its closing
 // half-kick, a new level and its next opening half-kick. A particle moves to a longer step
 // only where that step's grid has a boundary (the hierarchy stays synchronised), to a shorter
-// one at any time.
+// one at the end of any of its steps: a particle on a long step that falls into a dense region
+// keeps that step to its end (there is no wake-up, as Saitoh & Makino 2009's limiter for
+// neighbours would give).
 //
 // At the end of each base step every particle has ended a step: positions, velocities,
 // accelerations and potentials are synchronised, as after a Leapfrog step, and the levels of
@@ -19,11 +21,11 @@
 //
 // Not symplectic: a particle that changes level changes its step (as --eta's global step). A
 // particle near a level's threshold alternates between two levels, its choices in phase with
-// its orbit, and the energy drifts by about the size of the leapfrog's own error: Plummer
-// N = 2048, eps 0.01, to t = 4, direct double: --dt 1/8 --levels 4 -3.7e-3, where the leapfrog
-// at 1/32 and 1/64 has 1.8e-3 and 8.7e-4 (docs/performance.md, "Block time steps"). A margin
-// before a particle moves up (hysteresis) halved that, but doubled an eccentric binary's phase
-// error (it made the choice less symmetric in time), so the level is the criterion's alone.
+// its orbit, and the energy drifts by up to a few times the leapfrog's own error: Plummer
+// N = 2048, eps 0.01, to t = 4, direct double, eta 0.3: --dt 1/8 --levels 4 -3.7e-3, where the
+// leapfrog at 1/32 and 1/64 has 1.8e-3 and 8.7e-4 (docs/performance.md, "Block time steps"). A
+// margin before a particle moves up (hysteresis) halved that, but doubled an eccentric binary's
+// phase error (it made the choice less symmetric in time), so the level is the criterion's alone.
 // Where the steps pay is a system whose shortest steps are needed by few particles (a close
 // pair in a galaxy).
 #pragma once
@@ -52,8 +54,9 @@ int block_level(double a2, double dt, int levels, double eta, double eps, bool* 
 struct BlockStats {
   std::uint64_t substeps = 0;  // substeps with a force evaluation, over all base steps
   std::uint64_t forces = 0;    // particle force evaluations (active particles), summed
-  std::uint64_t floor = 0;     // the most particles that, at a base step's start, wanted a step
-                               // below the smallest level's
+  // The most particles in a base step that, at one of their steps' starts, wanted a step below
+  // the smallest level's.
+  std::uint64_t floor = 0;
   std::vector<std::uint64_t> level;  // particles per level at the last base step's start
 };
 
@@ -72,7 +75,7 @@ class BlockLeapfrog {
   GravitySolver& solver_;
   int levels_;
   double eta_, eps_;
-  std::vector<std::uint8_t> level_, active_;
+  std::vector<std::uint8_t> level_, active_, floor_;
   BlockStats stats_;
   double integrate_seconds_ = 0;
 };

@@ -38,7 +38,7 @@ void validate(const RunConfig& c) {
   if (c.levels < 1 || c.levels > kMaxLevels)
     bad("--levels", c.levels, ("1 to " + std::to_string(kMaxLevels)).c_str());
   if (c.levels > 1 && c.eta > 0)
-    bad("--eta", c.eta, "with --levels > 1 it is each particle's; RunConfig::level_eta");
+    bad("--eta", c.eta, "block steps take their criterion as level_eta, with eta 0");
   if (c.levels > 1 && (!(c.level_eta > 0) || !std::isfinite(c.level_eta)))
     bad("--eta", c.level_eta, "must be > 0");
   if (c.levels > 1 && !(c.solver.eps > 0))
