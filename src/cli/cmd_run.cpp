@@ -1232,6 +1232,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       if (!io::find_param(checkpoint.info.parameters, k)) stored.emplace_back(k, v);
     append_params(args, file, stored, infos);
   }
+  // A checkpoint's block steps (its --levels): its eta is their criterion.
+  const io::ParamValue* stored_levels =
+      restart ? io::find_param(checkpoint.info.parameters, "levels") : nullptr;
   std::vector<std::pair<std::string, std::string>> file_params;
   if (first.count("params")) {
     const std::string file = first["params"].as<std::string>();
@@ -1248,8 +1251,6 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // particles' criterion and goes with dt.
     const auto in_file = std::find_if(file_params.begin(), file_params.end(),
                                       [](const auto& kv) { return kv.first == "levels"; });
-    const io::ParamValue* stored_levels =
-        restart ? io::find_param(checkpoint.info.parameters, "levels") : nullptr;
     const std::string levels = first.count("levels")          ? first["levels"].as<std::string>()
                                : in_file != file_params.end() ? in_file->second
                                : stored_levels                ? io::to_string(*stored_levels)
@@ -1386,15 +1387,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       throw std::invalid_argument("invalid --dt " + r["dt"].as<std::string>() + " (must be > 0)");
     cfg.eta = number(r, "eta");
     // Block steps: --eta is each particle's criterion (RunConfig::level_eta), dt the base step.
-    cfg.levels = integer(r, "levels");
-    if (cfg.levels < 1 || cfg.levels > kMaxLevels)
-      throw std::invalid_argument("invalid --levels " + r["levels"].as<std::string>() + " (1 to " +
-                                  std::to_string(kMaxLevels) + ")");
-    if (!(cfg.eta >= 0))  // before 0 is read as the default below (-1 ran with 0.2)
+    cfg.levels = integer(r, "levels");  // its range: validate(cfg) below
+    if (!(cfg.eta >= 0))                // before 0 is read as the default below (-1 ran with 0.2)
       throw std::invalid_argument("invalid --eta " + r["eta"].as<std::string>() +
                                   " (must be >= 0)");
-    const io::ParamValue* stored_levels =
-        restart ? io::find_param(checkpoint.info.parameters, "levels") : nullptr;
     const bool stored_blocks = stored_levels && io::to_number(*stored_levels).value_or(1) > 1;
     if (cfg.levels > 1) {
       // A checkpoint's eta of one level was a global adaptive step (measured against max|a|),

@@ -64,10 +64,12 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
   // The particles that wanted a step below the smallest level's at any of their steps' starts
   // in this base step (a close encounter's is mid-step).
   floor_.assign(n, 0);
+  const auto a2 = [&p](std::size_t i) {
+    return p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
+  };
   for (std::size_t i = 0; i < n; ++i) {
-    const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
     bool f = false;
-    level_[i] = static_cast<std::uint8_t>(block_level(a2, dt, levels_, eta_, eps_, &f));
+    level_[i] = static_cast<std::uint8_t>(block_level(a2(i), dt, levels_, eta_, eps_, &f));
     floor_[i] = f;
     ++count[level_[i]];
   }
@@ -113,9 +115,8 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     // New levels, no longer than the grid allows here (lowest), and the opening half-kicks.
     for (std::size_t i = 0; i < n; ++i) {
       if (!active_[i]) continue;
-      const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
       bool f = false;
-      const int k = std::max(block_level(a2, dt, levels_, eta_, eps_, &f), lowest);
+      const int k = std::max(block_level(a2(i), dt, levels_, eta_, eps_, &f), lowest);
       floor_[i] |= f;
       --count[level_[i]];
       ++count[k];
