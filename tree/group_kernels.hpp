@@ -86,10 +86,15 @@ struct GroupBuffers {
   std::vector<float> sx, sy, sz, sm;                                     // particle sources
   std::vector<float> cx, cy, cz, cm, qxx, qxy, qxz, qyy, qyz, qzz, mr2;  // cells
   std::vector<float> tx, ty, tz;                                         // targets
-  FarBuffer far;  // cells for the group's own local expansion
-  // Sources: the group's own particles first, [0, nt), padded to own_end (a multiple of kW);
-  // then the other particles of the opened leaves, [own_end, ns). The self pairs can only be
-  // in the first part.
+  // Each target's own source index (the self pair's, masked): k for target k of a whole group;
+  // with active targets alone (GravitySolver::compute_active), those particles' places among
+  // the group's own sources, tself[k] = toff[k].
+  std::vector<float> tself;
+  std::vector<std::uint32_t> toff;  // target k is the group's particle begin + toff[k]
+  FarBuffer far;                    // cells for the group's own local expansion
+  // Sources: the group's own particles first (all of them, active or not), padded to own_end
+  // (a multiple of kW); then the other particles of the opened leaves, [own_end, ns). The
+  // self pairs can only be in the first part.
   std::size_t ns = 0, own_end = 0, nc = 0, nt = 0;
   double scale = 1;  // length unit of the far cells: group radius
 };
@@ -155,8 +160,8 @@ struct TargetBlock {
 
 // Particle-particle terms of sources [0, ns) (padded to kW) on targets [0, nt) (padded to
 // kTargetBlock), B targets at a time against each source vector, accumulators in registers.
-// kSpline picks the kernel (eps2 = 0: unsoftened Plummer). The self pair (own source t for
-// target t) is masked, softened too: its potential -m/eps in the float sums rounded them at
+// kSpline picks the kernel (eps2 = 0: unsoftened Plummer). The self pair (own source tself[t]
+// for target t) is masked, softened too: its potential -m/eps in the float sums rounded them at
 // its size (the caller removed it afterwards until 2026-11-30). Results are added to out.
 template <int B, bool kSpline>
 void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]) {
@@ -174,7 +179,8 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
       for (std::size_t j = j0; j < j1; j += kW) {
         const VecF x = VecF::load(&g.sx[j]), y = VecF::load(&g.sy[j]), z = VecF::load(&g.sz[j]);
         const VecF m = VecF::load(&g.sm[j]) * m_scale;
-        // Own source j + lane is target j + lane: the self pair is masked by index (exact in
+        // Own source j + lane is target k if tself[k] = j + lane: the self pair is masked by
+        // index (exact in
         // float: a group has far fewer than 2^24 particles), not by r = 0, which also masked
         // two distinct particles whose float offsets from the box centre coincide (their
         // infinite force then went missing instead of failing the solver's finiteness check).
@@ -188,7 +194,7 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
               plummer_pair_scaled(dx, dy, dz, m, eps2, valid, ax[b], ay[b], az[b], pot[b]);
           };
           if constexpr (kMasked)
-            pair(source_index != VecF(static_cast<float>(t0 + b)));
+            pair(source_index != VecF(g.tself[t0 + b]));
           else
             pair(true);
         }

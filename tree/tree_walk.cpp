@@ -364,20 +364,32 @@ void walk_fill(const TreeView& t, const Group& grp, const GroupBox& b, Criterion
   g.nc = v.nc;
 }
 
-void fill_targets(const TreeView& t, const Group& grp, const GroupBox& b, GroupBuffers& g) {
-  const std::size_t nt = grp.end - grp.begin;
-  const std::size_t np = padded(nt, kTargetBlock);
-  for (auto* v : {&g.tx, &g.ty, &g.tz})
+// The group's targets: every particle, or with active flags only the active ones (their
+// lists are the group's: a block step's substep pays the kernels for its active particles
+// alone).
+void fill_targets(const TreeView& t, const Group& grp, const GroupBox& b,
+                  const ActiveTargets& active, GroupBuffers& g) {
+  const std::size_t size = grp.end - grp.begin;
+  const std::size_t np = padded(size, kTargetBlock);
+  for (auto* v : {&g.tx, &g.ty, &g.tz, &g.tself})
     if (v->size() < np) v->resize(np);
-  for (std::size_t k = 0; k < nt; ++k) {
-    g.tx[k] = static_cast<float>(t.x[grp.begin + k] - b.cx);
-    g.ty[k] = static_cast<float>(t.y[grp.begin + k] - b.cy);
-    g.tz[k] = static_cast<float>(t.z[grp.begin + k] - b.cz);
+  if (g.toff.size() < np) g.toff.resize(np);
+  const bool all = active.count(grp.begin, grp.end) == size;
+  std::size_t nt = 0;
+  for (std::size_t k = 0; k < size; ++k) {
+    if (!all && !active.any(grp.begin + k, grp.begin + k + 1)) continue;
+    g.tx[nt] = static_cast<float>(t.x[grp.begin + k] - b.cx);
+    g.ty[nt] = static_cast<float>(t.y[grp.begin + k] - b.cy);
+    g.tz[nt] = static_cast<float>(t.z[grp.begin + k] - b.cz);
+    g.tself[nt] = static_cast<float>(k);
+    g.toff[nt] = static_cast<std::uint32_t>(k);
+    ++nt;
   }
-  for (std::size_t k = nt; k < np; ++k) {  // repeat the last target; results are dropped
-    g.tx[k] = g.tx[nt - 1];
+  for (std::size_t k = nt; k < padded(nt, kTargetBlock); ++k) {  // repeat the last target;
+    g.tx[k] = g.tx[nt - 1];                                      // results are dropped
     g.ty[k] = g.ty[nt - 1];
     g.tz[k] = g.tz[nt - 1];
+    g.tself[k] = g.tself[nt - 1];
   }
   g.nt = nt;
 }
@@ -594,6 +606,7 @@ struct ForcePolicy {
   const TreeWalkConfig* cfg = nullptr;
   const WalkParams<float>* w = nullptr;
   const float* alpha_a = nullptr;
+  ActiveTargets active;  // the targets: a group's active particles
   GroupKernel kernel = nullptr;
   TreeOrderForce* out_tree = nullptr;  // results in tree order
   std::uint64_t pp = 0, pc = 0, m2l_count = 0;
@@ -643,7 +656,7 @@ struct ForcePolicy {
     const double aa = min_alpha(alpha_a, grp.begin, grp.end);
     walk_fill(*t, grp, box, cfg->criterion, aa, cfg->local_ratio, cfg->eps, cfg->order, cand, ncand,
               g);
-    fill_targets(*t, grp, box, g);
+    fill_targets(*t, grp, box, active, g);
     for (auto& v : fa)
       if (v.size() < padded(g.nt, kTargetBlock)) v.resize(padded(g.nt, kTargetBlock));
     float* const out[4] = {fa[0].data(), fa[1].data(), fa[2].data(), fa[3].data()};
@@ -658,9 +671,9 @@ struct ForcePolicy {
     }
     const double G = cfg->G;
     for (std::size_t k = 0; k < g.nt; ++k)  // the kernels mask the self pair
-      out_tree[grp.begin + k] = {G * fa[0][k], G * fa[1][k], G * fa[2][k], G * fa[3][k]};
+      out_tree[grp.begin + g.toff[k]] = {G * fa[0][k], G * fa[1][k], G * fa[2][k], G * fa[3][k]};
     // The group's own particles are in its list (a box is never accepted by itself).
-    pp += static_cast<std::uint64_t>(g.nt) * (g.nt + (g.ns - g.own_end) - 1);
+    pp += static_cast<std::uint64_t>(g.nt) * ((grp.end - grp.begin) + (g.ns - g.own_end) - 1);
     pc += static_cast<std::uint64_t>(g.nt) * g.nc;
     m2l_count += g.far.n;
   }
@@ -842,8 +855,8 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
   const WalkParams<float> w = walk_params(cfg);
   const GroupKernel kernel = pick_kernel(w);
   WalkCounts counts;
-  // Every entry of a walked group is written by it: no zeroing (32 B per particle). Skipped
-  // groups leave theirs unset, and hold no active particle to read them back.
+  // Every active particle's entry is written by its group: no zeroing (32 B per particle).
+  // The others are left unset and are not read back.
   const auto out_tree = std::make_unique_for_overwrite<TreeOrderForce[]>(t.n_particles);
   run_traversal<ForcePolicy>(
       t, cfg, alpha_a, active,
@@ -853,6 +866,7 @@ WalkCounts walk_tree_groups(const Octree& tree, const TreeWalkConfig& cfg, const
         p.cfg = &cfg;
         p.w = &w;
         p.alpha_a = alpha_a;
+        p.active = active;
         p.kernel = kernel;
         p.out_tree = out_tree.get();
         return p;
