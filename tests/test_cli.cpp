@@ -174,6 +174,11 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --dt 1e999/2",
        "option --dt: value '1e999/2' has a part out of the range of a double (about 1e-308"},
       {"run --levels 0", "invalid --levels 0 (1 to 30)"},
+      {"run --levels 4 --level-scheme gadget4",
+       "--level-scheme: value 'gadget4' is not one of individual, hierarchical"},
+      // It would do nothing with one level.
+      {"run --level-scheme hierarchical",
+       "--level-scheme hierarchical: block steps only (give --levels > 1)"},
       {"run --dt -1/128", "invalid --dt -1/128 (must be > 0)"},
       {"run --theta 0.6x", "option --theta: value '0.6x' is not a number (nor auto)"},
       {"run --t-end auto", "option --t-end: value 'auto' is not a number\n"},

@@ -118,6 +118,19 @@ TEST(IoRun, BlockStepsRestartBitForBit) {
   const ParamValue* levels = find_param(cb.info.parameters, "levels");
   ASSERT_TRUE(levels);
   EXPECT_EQ(to_number(*levels), 4.0);
+  // The hierarchical scheme (kept by the restart from the checkpoint) continues bit for bit too,
+  // and is another run.
+  const std::string ha = dir.file("HA"), hb = dir.file("HB");
+  const std::string hier = blocks + "--level-scheme hierarchical ";
+  ASSERT_EQ(hoshi(hier + "--t-end 1 --out " + ha, log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find("; hierarchical: each set of levels"), std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(hier + "--t-end 0.5 --out " + hb, log), 0) << test::read_all(log);
+  ASSERT_EQ(hoshi("run --restart " + hb + " --t-end 1", log), 0) << test::read_all(log);
+  const SnapshotData cha = read_hdf5_snapshot(ha + "/checkpoint.hdf5");
+  expect_same_particles(cha.particles, read_hdf5_snapshot(hb + "/checkpoint.hdf5").particles);
+  EXPECT_EQ(test::read_all(ha + "/energy.csv"), test::read_all(hb + "/energy.csv"));
+  EXPECT_NE(cha.particles.x, ca.particles.x);
   // The same run at one level is another run (the levels were taken).
   ASSERT_EQ(hoshi(kRun + "--t-end 1 --out " + dir.file("C"), log), 0) << test::read_all(log);
   EXPECT_NE(read_hdf5_snapshot(dir.file("C") + "/checkpoint.hdf5").particles.x, ca.particles.x);

@@ -126,6 +126,11 @@ void add_run_options(cxxopts::Options& o) {
       "eta sqrt(eps/|a|) of its own acceleration; a substep computes the forces of the "
       "particles whose steps end there (needs --softening > 0; dt: the base step)",
       cxxopts::value<std::string>()->default_value("1"))(
+      "level-scheme",
+      "with --levels > 1: individual (a particle's force from every particle at the end of each "
+      "of its steps) or hierarchical (each pair at the longer of its two steps, as Gadget-4: "
+      "direct summation conserves momentum; more force evaluations, on smaller sets)",
+      cxxopts::value<std::string>()->default_value("individual"))(
       "out", "output directory (energy.csv, snapshots, checkpoint)",
       cxxopts::value<std::string>()->default_value("hoshi_out"))(
       "output-every",
@@ -1106,7 +1111,12 @@ void print_block_summary(const RunResult& res, const RunConfig& cfg, std::size_t
   s << std::setprecision(3) << "block steps: " << per << " force evaluations per particle and step"
     << (restart ? " since the restart" : "") << " (a leapfrog at the smallest step, dt / 2^"
     << cfg.levels - 1 << ": " << number_text(std::ldexp(1.0, cfg.levels - 1)) << ")"
-    << (res.backend_name == "cuda" ? "; on CUDA a substep computes every particle's forces" : "")
+    << (res.backend_name == "cuda" && cfg.level_scheme == LevelScheme::individual
+            ? "; on CUDA a substep computes every particle's forces"
+            : "")
+    << (cfg.level_scheme == LevelScheme::hierarchical
+            ? "; hierarchical: each set of levels >= m counts its particles"
+            : "")
     << "; particles per level at the last step's start:";
   for (std::size_t k = 0; k < b.level.size(); ++k)
     if (b.level[k] > 0) s << " " << k << ":" << b.level[k];
@@ -1392,6 +1402,16 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       throw std::invalid_argument("invalid --eta " + r["eta"].as<std::string>() +
                                   " (must be >= 0)");
     const bool stored_blocks = stored_levels && io::to_number(*stored_levels).value_or(1) > 1;
+    const std::string scheme = r["level-scheme"].as<std::string>();
+    if (scheme == "hierarchical")
+      cfg.level_scheme = LevelScheme::hierarchical;
+    else if (scheme != "individual")
+      throw std::invalid_argument("--level-scheme: value '" + scheme +
+                                  "' is not one of individual, hierarchical");
+    // Typed with one level it would do nothing (a checkpoint's is kept silently).
+    if (cfg.levels == 1 && given("level-scheme") && cfg.level_scheme == LevelScheme::hierarchical)
+      throw std::invalid_argument(
+          "--level-scheme hierarchical: block steps only (give --levels > 1)");
     if (cfg.levels > 1) {
       // A checkpoint's eta of one level was a global adaptive step (measured against max|a|),
       // not a criterion per particle: block steps added on its restart take their own default
@@ -1875,9 +1895,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
               << (cfg.eta > 0 ? number_text(cfg.eta)
                   : dt_auto   ? std::string("auto")
                               : number_text(cfg.dt))
-              << (cfg.levels > 1 ? ", block steps: " + std::to_string(cfg.levels) +
-                                       " levels, eta " + number_text(cfg.level_eta)
-                                 : std::string())
+              << (cfg.levels > 1
+                      ? ", block steps: " + std::to_string(cfg.levels) + " levels, eta " +
+                            number_text(cfg.level_eta) +
+                            (cfg.level_scheme == LevelScheme::hierarchical ? ", hierarchical" : "")
+                      : std::string())
               << ", softening " << cfg.solver.eps << " (" << to_string(cfg.solver.softening)
               << "), units " << units.name << " (G = " << cfg.solver.G << "), " << threads
               << (threads == 1 ? " thread" : " threads") << ", output " << cfg.out_dir << "/\n";

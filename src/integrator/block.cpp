@@ -21,8 +21,9 @@ int block_level(double a2, double dt, int levels, double eta, double eps, bool* 
   return k;
 }
 
-BlockLeapfrog::BlockLeapfrog(GravitySolver& solver, int levels, double eta, double eps)
-    : solver_(solver), levels_(levels), eta_(eta), eps_(eps) {
+BlockLeapfrog::BlockLeapfrog(GravitySolver& solver, int levels, double eta, double eps,
+                             LevelScheme scheme)
+    : solver_(solver), levels_(levels), eta_(eta), eps_(eps), scheme_(scheme) {
   if (levels < 1 || levels > kMaxLevels)
     throw std::invalid_argument("invalid --levels " + std::to_string(levels) + " (1 to " +
                                 std::to_string(kMaxLevels) + ")");
@@ -51,7 +52,188 @@ void kick_listed(ParticleSet& p, const std::vector<std::uint8_t>& level,
 
 }  // namespace
 
+std::size_t BlockLeapfrog::subset_forces(const ParticleSet& p, const std::vector<std::uint8_t>& lv,
+                                         int m, ForceStats& st) {
+  sub_index_.clear();
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (lv[i] >= m) sub_index_.push_back(i);
+  const std::size_t k = sub_index_.size();
+  sub_.resize(k);
+  for (std::size_t j = 0; j < k; ++j) {
+    const std::size_t i = sub_index_[j];
+    sub_.x[j] = p.x[i];
+    sub_.y[j] = p.y[i];
+    sub_.z[j] = p.z[i];
+    sub_.m[j] = p.m[i];
+    sub_.id[j] = p.id[i];
+    sub_.ax[j] = p.ax[i];  // the relative criterion's |a_old|: the full force's
+    sub_.ay[j] = p.ay[i];
+    sub_.az[j] = p.az[i];
+  }
+  if (k < 2) {
+    std::fill(sub_.ax.begin(), sub_.ax.end(), 0.0);
+    std::fill(sub_.ay.begin(), sub_.ay.end(), 0.0);
+    std::fill(sub_.az.begin(), sub_.az.end(), 0.0);
+    return k;
+  }
+  const ForceStats f = solver_.compute(sub_);
+  st.pp += f.pp;
+  st.pc += f.pc;
+  st.m2l += f.m2l;
+  for (const auto& [key, v] : f.seconds) st.seconds[key] += v;
+  st.total_seconds += f.total_seconds;
+  st.criterion = f.criterion;
+  stats_.forces += k;
+  return k;
+}
+
+void BlockLeapfrog::kick_subset(ParticleSet& p, double w) const {
+  for (std::size_t j = 0; j < sub_index_.size(); ++j) {
+    const std::size_t i = sub_index_[j];
+    p.vx[i] += sub_.ax[j] * w;
+    p.vy[i] += sub_.ay[j] * w;
+    p.vz[i] += sub_.az[j] * w;
+  }
+}
+
+namespace {
+
+// The level whose set {level >= k} is {level >= m} (the smallest occupied level >= m), or -1
+// when that set is empty.
+int set_level(const std::vector<std::uint64_t>& count, int m) {
+  for (int k = m; k < static_cast<int>(count.size()); ++k)
+    if (count[k] > 0) return k;
+  return -1;
+}
+
+}  // namespace
+
+void BlockLeapfrog::add_half_kicks(const std::vector<std::uint64_t>& count, int from,
+                                   const double* half, double* w) const {
+  for (int m = from; m < levels_; ++m) {
+    const int k = set_level(count, m);
+    if (k < 0) break;
+    w[k] += m == from ? half[from] : -half[m];
+  }
+}
+
+void BlockLeapfrog::apply_kicks(ParticleSet& p, const std::vector<std::uint8_t>& lv, double* w,
+                                ForceStats& st) {
+  for (int k = 0; k < levels_; ++k) {
+    if (w[k] == 0) continue;
+    if (subset_forces(p, lv, k, st) > 1) kick_subset(p, w[k]);
+    w[k] = 0;
+  }
+}
+
+// V_m below is the potential of the pairs whose longer step is level m's (both particles on
+// levels >= m, one on m), W_m that of all pairs on levels >= m, and F_m the forces of W_m (the
+// particles on levels >= m, from those particles alone): V_m = W_m - W_(m+1). A level-m step
+// of length h = dt / 2^m is kick(V_m, h/2), then level m's drift by h beside two steps of the
+// levels > m, then kick(V_m, h/2) (Gadget-4's hierarchical time integration; Pelupessy et al.
+// 2012, HOLD). Summed over m, a half-kick of the levels >= L at one of their boundaries is
+// h_L/2 F_L - sum over m > L of h_m/2 F_m, each set's forces once (add_half_kicks: a set of
+// several m, when a level between them is empty, takes their weights together).
+ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
+  Stopwatch wall;
+  const std::size_t n = p.size();
+  const int top = levels_ - 1;
+  const std::uint64_t nsub = std::uint64_t{1} << top;
+  double half[kMaxLevels];
+  for (int k = 0; k < levels_; ++k) half[k] = std::ldexp(dt, -k - 1);
+  std::vector<std::uint64_t> count(levels_, 0);
+  level_.resize(n);
+  floor_.assign(n, 0);
+  const auto a2 = [&p](std::size_t i) {
+    return p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    bool f = false;
+    level_[i] = static_cast<std::uint8_t>(block_level(a2(i), dt, levels_, eta_, eps_, &f));
+    floor_[i] = f;
+    ++count[level_[i]];
+  }
+  stats_.level = count;
+  ForceStats st;
+  double w[kMaxLevels] = {}, w_old[kMaxLevels] = {};
+  // A synchronised state's kicks: the set of every particle (p's forces) and the deeper sets.
+  const auto full_kicks = [&] {
+    add_half_kicks(count, 0, half, w);
+    const int k0 = set_level(count, 0);
+    if (k0 >= 0) {
+      kick(p, w[k0]);
+      w[k0] = 0;
+    }
+    apply_kicks(p, level_, w, st);
+  };
+  full_kicks();  // opening half-kicks: p's forces are F_0
+  for (std::uint64_t s = 0; s < nsub;) {
+    int deepest = 0;
+    for (int k = top; k > 0; --k)
+      if (count[k] > 0) {
+        deepest = k;
+        break;
+      }
+    const std::uint64_t stride = std::uint64_t{1} << (top - deepest);
+    const std::uint64_t pending = (s / stride + 1) * stride - s;
+    s += pending;
+    const int lowest = top - std::countr_zero(s);
+    drift(p, static_cast<double>(pending) * std::ldexp(dt, -top));
+    ++stats_.substeps;
+    if (s == nsub) {
+      const ForceStats f = solver_.compute(p);
+      st.pp += f.pp;
+      st.pc += f.pc;
+      st.m2l += f.m2l;
+      for (const auto& [key, v] : f.seconds) st.seconds[key] += v;
+      st.total_seconds += f.total_seconds;
+      st.criterion = f.criterion;
+      stats_.forces += n;
+      full_kicks();  // closing half-kicks
+      break;
+    }
+    // The particles whose steps end here, levels >= lowest: their forces among themselves
+    // (F_lowest), their new levels from those (on the grid, as in step(); the forces of the
+    // particles on longer steps are not computed here: as Gadget-4, the criterion sees F_lowest)
+    // and the closing (old levels) and opening (new levels) half-kicks.
+    subset_forces(p, level_, lowest, st);
+    old_level_ = level_;
+    const std::vector<std::uint64_t> old_count = count;
+    int changed = levels_;  // the smallest m whose set {level >= m} changes
+    for (std::size_t j = 0; j < sub_index_.size(); ++j) {
+      const std::size_t i = sub_index_[j];
+      const double b2 = sub_.ax[j] * sub_.ax[j] + sub_.ay[j] * sub_.ay[j] + sub_.az[j] * sub_.az[j];
+      bool f = false;
+      const int k = std::max(block_level(b2, dt, levels_, eta_, eps_, &f), lowest);
+      floor_[i] |= f;
+      if (k != level_[i]) {
+        changed = std::min(changed, std::min<int>(k, level_[i]) + 1);
+        --count[level_[i]];
+        ++count[k];
+        level_[i] = static_cast<std::uint8_t>(k);
+      }
+    }
+    add_half_kicks(old_count, lowest, half, w_old);  // closing, the old levels' sets
+    add_half_kicks(count, lowest, half, w);          // opening, the new ones'
+    for (int k = 0; k < changed; ++k)                // the sets no particle left or entered
+      if (w_old[k] != 0) {
+        w[set_level(count, k)] += w_old[k];
+        w_old[k] = 0;
+      }
+    const int k0 = set_level(count, lowest);  // the set computed above
+    kick_subset(p, w[k0]);
+    w[k0] = 0;
+    apply_kicks(p, old_level_, w_old, st);
+    apply_kicks(p, level_, w, st);
+  }
+  stats_.floor = std::max<std::uint64_t>(
+      stats_.floor, static_cast<std::uint64_t>(std::count(floor_.begin(), floor_.end(), 1)));
+  integrate_seconds_ += std::max(0.0, wall.seconds() - st.total_seconds);
+  return st;
+}
+
 ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
+  if (scheme_ == LevelScheme::hierarchical) return step_hierarchical(p, dt);
   Stopwatch sw;
   const std::size_t n = p.size();
   const int top = levels_ - 1;

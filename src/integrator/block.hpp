@@ -28,6 +28,16 @@
 // phase error (it made the choice less symmetric in time), so the level is the criterion's alone.
 // Where the steps pay is a system whose shortest steps are needed by few particles (a close
 // pair in a galaxy).
+//
+// LevelScheme::hierarchical (Gadget-4's HIERARCHICAL_GRAVITY; HOLD, Pelupessy et al. 2012)
+// instead splits the forces by level: each pair interacts at the longer of its two particles'
+// steps, as kicks of both members at once, so that direct summation conserves the total
+// momentum to round-off (the individual scheme's pairs on two levels exchange momentum at
+// different times: 2e-4 in a cold collapse). A boundary of the levels >= L computes the forces
+// among the particles of each set {level >= m}, m >= L, from those particles alone (a tree of
+// the set): about twice the individual scheme's force evaluations where the deep levels hold
+// most particles, on smaller sets. It is not symplectic either (levels change), and its
+// energy error is not smaller in general: docs/performance.md, "Block time steps".
 #pragma once
 
 #include <cstdint>
@@ -46,6 +56,12 @@ inline constexpr double kLevelEta = 0.2;
 // The most levels (2^(kMaxLevels - 1) substeps per base step).
 inline constexpr int kMaxLevels = 30;
 
+// How the forces are shared among the levels (--level-scheme).
+enum class LevelScheme {
+  individual,    // a particle's step ends: its force from every particle (Gadget-2)
+  hierarchical,  // each pair at the longer of its two steps (Gadget-4): momentum-conserving
+};
+
 // The level of a particle with |a|^2 = a2: the smallest k in [0, levels) with
 // dt / 2^k <= eta sqrt(eps / |a|); levels - 1 when none is (*floor set true, if given). 0 when
 // a2 is 0 or eps is 0.
@@ -53,7 +69,9 @@ int block_level(double a2, double dt, int levels, double eta, double eps, bool* 
 
 struct BlockStats {
   std::uint64_t substeps = 0;  // substeps with a force evaluation, over all base steps
-  std::uint64_t forces = 0;    // particle force evaluations (active particles), summed
+  // Particle force evaluations, summed: the active particles (individual), the members of each
+  // set whose forces were computed (hierarchical).
+  std::uint64_t forces = 0;
   // The most particles in a base step that, at one of their steps' starts, wanted a step below
   // the smallest level's.
   std::uint64_t floor = 0;
@@ -63,7 +81,8 @@ struct BlockStats {
 class BlockLeapfrog {
  public:
   // levels in [1, kMaxLevels]; eta > 0 and eps > 0 (std::invalid_argument otherwise).
-  BlockLeapfrog(GravitySolver& solver, int levels, double eta, double eps);
+  BlockLeapfrog(GravitySolver& solver, int levels, double eta, double eps,
+                LevelScheme scheme = LevelScheme::individual);
   // One base step of size dt from a synchronised state whose accelerations are those of its
   // positions (after Leapfrog::initialise or a step); the set is synchronised afterwards.
   // Returns the statistics of the step's force evaluations, summed.
@@ -75,7 +94,24 @@ class BlockLeapfrog {
   GravitySolver& solver_;
   int levels_;
   double eta_, eps_;
-  std::vector<std::uint8_t> level_, active_, floor_;
+  LevelScheme scheme_;
+  ForceStats step_hierarchical(ParticleSet& p, double dt);
+  // The forces of the particles on levels >= m of `lv` from those particles alone into sub_
+  // (sub_index_: their indices in p); the count.
+  std::size_t subset_forces(const ParticleSet& p, const std::vector<std::uint8_t>& lv, int m,
+                            ForceStats& st);
+  // v += w a for sub_'s particles.
+  void kick_subset(ParticleSet& p, double w) const;
+  // Adds the half-kick weights of a boundary of the levels >= from (h_from/2 for F_from, -h_m/2
+  // for F_m, m > from) to w, indexed by each set's own level (the smallest occupied level >= m
+  // of `count`, the particles per level).
+  void add_half_kicks(const std::vector<std::uint64_t>& count, int from, const double* half,
+                      double* w) const;
+  // Each nonzero weight w[k]'s kick with the forces of {lv >= k}; w is zeroed.
+  void apply_kicks(ParticleSet& p, const std::vector<std::uint8_t>& lv, double* w, ForceStats& st);
+  std::vector<std::uint8_t> level_, active_, floor_, old_level_;
+  std::vector<std::size_t> sub_index_;
+  ParticleSet sub_;
   BlockStats stats_;
   double integrate_seconds_ = 0;
 };

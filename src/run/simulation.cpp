@@ -152,7 +152,8 @@ void log_line(std::ostream* log, int decimals, std::size_t step, double t, const
 class Stepper {
  public:
   Stepper(GravitySolver& solver, const RunConfig& cfg, ParticleSet& p) : lf_(solver), p_(p) {
-    if (cfg.levels > 1) block_.emplace(solver, cfg.levels, cfg.level_eta, cfg.solver.eps);
+    if (cfg.levels > 1)
+      block_.emplace(solver, cfg.levels, cfg.level_eta, cfg.solver.eps, cfg.level_scheme);
 #ifdef HOSHI_HAVE_CUDA
     if (solver.backend() == "cuda" && !block_) {
       SolverConfig sc = cfg.solver;  // "auto" settings: resolved for CUDA by the stepper

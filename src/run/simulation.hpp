@@ -103,9 +103,10 @@ struct RunConfig {
   // through the host integrator (no device-resident stepping).
   int levels = 1;
   double level_eta = kLevelEta;
-  double output_every = 0.25;  // diagnostics interval (simulated time)
-  std::string out_dir;         // energy.csv goes here; empty: no files
-  bool quiet = false;          // no per-output terminal lines
+  LevelScheme level_scheme = LevelScheme::individual;  // how block steps share the forces
+  double output_every = 0.25;                          // diagnostics interval (simulated time)
+  std::string out_dir;                                 // energy.csv goes here; empty: no files
+  bool quiet = false;                                  // no per-output terminal lines
   SolverConfig solver;
   const RunStart* start = nullptr;  // continue from a checkpoint (null: a fresh run)
   RunObserver* observer = nullptr;  // called after every step (null: none)
