@@ -5,6 +5,11 @@
 
 #include <cmath>
 #include <numbers>
+#include <random>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "diagnostics/diagnostics.hpp"
 #include "ic/ic.hpp"
@@ -367,6 +372,61 @@ TEST(BlockSteps, HierarchicalSchemeConservesMomentum) {
     else
       EXPECT_GT(momentum(p), 1e-4);
   }
+}
+
+// A harmonic potential, a = -x (O(N) forces), for the bookkeeping of many particles.
+class Harmonic final : public GravitySolver {
+ public:
+  ForceStats compute(ParticleSet& p) override {
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      p.ax[i] = -p.x[i], p.ay[i] = -p.y[i], p.az[i] = -p.z[i];
+      p.pot[i] = 0.5 * (p.x[i] * p.x[i] + p.y[i] * p.y[i] + p.z[i] * p.z[i]);
+    }
+    return {};
+  }
+  std::string name() const override { return "harmonic"; }
+  std::string backend() const override { return "cpu"; }
+};
+
+// Above 1e5 particles a substep's per-particle loops (levels, active flags, the sets of the
+// hierarchical scheme) run in parallel: the same steps, bit for bit, as on one thread.
+TEST(BlockSteps, ManyParticlesStepAsOnOneThread) {
+#ifndef _OPENMP
+  GTEST_SKIP() << "built without OpenMP";
+#else
+  ParticleSet a;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (std::size_t i = 0; a.size() < 150000; ++i) {
+    const double x = u(rng), y = u(rng), z = u(rng), r2 = x * x + y * y + z * z;
+    if (r2 > 1 || r2 == 0) continue;
+    const double s = std::pow(10.0, 3 * (0.5 * u(rng) + 0.5) - 2) / std::sqrt(r2);  // r 0.01-10
+    a.push_back(s * x, s * y, s * z, -s * y, s * x, 0, 1.0 / 150000, i);
+  }
+  Harmonic h;
+  h.compute(a);
+  const int threads = omp_get_max_threads();
+  for (const LevelScheme scheme : {LevelScheme::individual, LevelScheme::hierarchical}) {
+    ParticleSet one = a, two = a;
+    BlockLeapfrog b1(h, 8, kLevelEta, 0.01, scheme), b2(h, 8, kLevelEta, 0.01, scheme);
+    omp_set_num_threads(1);
+    for (int s = 0; s < 2; ++s) b1.step(one, 0.25);
+    omp_set_num_threads(2);
+    for (int s = 0; s < 2; ++s) b2.step(two, 0.25);
+    omp_set_num_threads(threads);
+    // 0.2 sqrt(0.01 / r) from 0.2 (level 1 of 1/4) to 0.0063 (level 6).
+    int occupied = 0;
+    for (const auto c : b2.stats().level) occupied += c > 0;
+    EXPECT_GE(occupied, 5);
+    EXPECT_EQ(b1.stats().level, b2.stats().level);
+    EXPECT_EQ(b1.stats().forces, b2.stats().forces);
+    EXPECT_EQ(b1.stats().floor, b2.stats().floor);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(one.x[i], two.x[i]) << i;
+      ASSERT_EQ(one.vz[i], two.vz[i]) << i;
+    }
+  }
+#endif
 }
 
 }  // namespace

@@ -6,6 +6,10 @@
 #include <stdexcept>
 #include <string>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "core/timer.hpp"
 #include "integrator/leapfrog.hpp"
 
@@ -36,11 +40,15 @@ BlockLeapfrog::BlockLeapfrog(GravitySolver& solver, int levels, double eta, doub
 
 namespace {
 
+// The per-particle loops of a substep run in parallel above this many particles: serial, their
+// O(N) per substep would rival a walk of few active particles on many cores.
+constexpr std::ptrdiff_t kParallelLoop = 100000;
+
 // Every listed particle's half-kick v += a dt / 2^(level + 1).
 void kick_listed(ParticleSet& p, const std::vector<std::uint8_t>& level,
                  const std::vector<std::uint8_t>& listed, const double* half) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(p.size());
-#pragma omp parallel for schedule(static) if (n > 100000)
+#pragma omp parallel for schedule(static) if (n > kParallelLoop)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     if (!listed[i]) continue;
     const double h = half[level[i]];
@@ -50,16 +58,63 @@ void kick_listed(ParticleSet& p, const std::vector<std::uint8_t>& level,
   }
 }
 
+// Each particle's level from its acceleration (floor: wanted a step below the smallest), and
+// the particles per level.
+void assign_levels(const ParticleSet& p, double dt, int levels, double eta, double eps,
+                   std::vector<std::uint8_t>& level, std::vector<std::uint8_t>& floor,
+                   std::vector<std::uint64_t>& count) {
+  const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(p.size());
+  level.resize(p.size());
+  floor.resize(p.size());
+  count.assign(levels, 0);
+  std::uint64_t* c = count.data();
+#pragma omp parallel for schedule(static) reduction(+ : c[:levels]) if (n > kParallelLoop)
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    bool f = false;
+    const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
+    level[i] = static_cast<std::uint8_t>(block_level(a2, dt, levels, eta, eps, &f));
+    floor[i] = f;
+    ++c[level[i]];
+  }
+}
+
+// The indices i with level[i] >= m, in order (two passes over chunks, in parallel for many).
+void indices_from_level(const std::vector<std::uint8_t>& level, int m,
+                        std::vector<std::size_t>& out) {
+  const std::size_t n = level.size();
+#ifdef _OPENMP
+  const int chunks = n > static_cast<std::size_t>(kParallelLoop) ? omp_get_max_threads() : 1;
+#else
+  const int chunks = 1;
+#endif
+  std::vector<std::size_t> start(chunks + 1, 0);
+  const auto lo = [&](int c) { return n * static_cast<std::size_t>(c) / chunks; };
+#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
+  for (int c = 0; c < chunks; ++c) {
+    std::size_t k = 0;
+    for (std::size_t i = lo(c); i < lo(c + 1); ++i) k += level[i] >= m;
+    start[c + 1] = k;
+  }
+  for (int c = 0; c < chunks; ++c) start[c + 1] += start[c];
+  out.resize(start[chunks]);
+#pragma omp parallel for schedule(static, 1) num_threads(chunks) if (chunks > 1)
+  for (int c = 0; c < chunks; ++c) {
+    std::size_t k = start[c];
+    for (std::size_t i = lo(c); i < lo(c + 1); ++i)
+      if (level[i] >= m) out[k++] = i;
+  }
+}
+
 }  // namespace
 
 std::size_t BlockLeapfrog::subset_forces(const ParticleSet& p, const std::vector<std::uint8_t>& lv,
                                          int m, ForceStats& st) {
-  sub_index_.clear();
-  for (std::size_t i = 0; i < p.size(); ++i)
-    if (lv[i] >= m) sub_index_.push_back(i);
+  indices_from_level(lv, m, sub_index_);
   const std::size_t k = sub_index_.size();
   sub_.resize(k);
-  for (std::size_t j = 0; j < k; ++j) {
+  const std::ptrdiff_t kk = static_cast<std::ptrdiff_t>(k);
+#pragma omp parallel for schedule(static) if (kk > kParallelLoop)
+  for (std::ptrdiff_t j = 0; j < kk; ++j) {
     const std::size_t i = sub_index_[j];
     sub_.x[j] = p.x[i];
     sub_.y[j] = p.y[i];
@@ -88,7 +143,9 @@ std::size_t BlockLeapfrog::subset_forces(const ParticleSet& p, const std::vector
 }
 
 void BlockLeapfrog::kick_subset(ParticleSet& p, double w) const {
-  for (std::size_t j = 0; j < sub_index_.size(); ++j) {
+  const std::ptrdiff_t k = static_cast<std::ptrdiff_t>(sub_index_.size());
+#pragma omp parallel for schedule(static) if (k > kParallelLoop)
+  for (std::ptrdiff_t j = 0; j < k; ++j) {
     const std::size_t i = sub_index_[j];
     p.vx[i] += sub_.ax[j] * w;
     p.vy[i] += sub_.ay[j] * w;
@@ -141,18 +198,8 @@ ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
   const std::uint64_t nsub = std::uint64_t{1} << top;
   double half[kMaxLevels];
   for (int k = 0; k < levels_; ++k) half[k] = std::ldexp(dt, -k - 1);
-  std::vector<std::uint64_t> count(levels_, 0);
-  level_.resize(n);
-  floor_.assign(n, 0);
-  const auto a2 = [&p](std::size_t i) {
-    return p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    bool f = false;
-    level_[i] = static_cast<std::uint8_t>(block_level(a2(i), dt, levels_, eta_, eps_, &f));
-    floor_[i] = f;
-    ++count[level_[i]];
-  }
+  std::vector<std::uint64_t> count;
+  assign_levels(p, dt, levels_, eta_, eps_, level_, floor_, count);
   stats_.level = count;
   ForceStats st;
   double w[kMaxLevels] = {}, w_old[kMaxLevels] = {};
@@ -199,8 +246,12 @@ ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
     subset_forces(p, level_, lowest, st);
     old_level_ = level_;
     const std::vector<std::uint64_t> old_count = count;
-    int changed = levels_;  // the smallest m whose set {level >= m} changes
-    for (std::size_t j = 0; j < sub_index_.size(); ++j) {
+    int changed = levels_;                // the smallest m whose set {level >= m} changes
+    std::int64_t moved[kMaxLevels] = {};  // the change of count[k]
+    const std::ptrdiff_t na = static_cast<std::ptrdiff_t>(sub_index_.size());
+#pragma omp parallel for schedule(static) reduction(+ : moved[ : levels_]) \
+    reduction(min : changed) if (na > kParallelLoop)
+    for (std::ptrdiff_t j = 0; j < na; ++j) {
       const std::size_t i = sub_index_[j];
       const double b2 = sub_.ax[j] * sub_.ax[j] + sub_.ay[j] * sub_.ay[j] + sub_.az[j] * sub_.az[j];
       bool f = false;
@@ -208,11 +259,12 @@ ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
       floor_[i] |= f;
       if (k != level_[i]) {
         changed = std::min(changed, std::min<int>(k, level_[i]) + 1);
-        --count[level_[i]];
-        ++count[k];
+        --moved[level_[i]];
+        ++moved[k];
         level_[i] = static_cast<std::uint8_t>(k);
       }
     }
+    for (int k = 0; k < levels_; ++k) count[k] += static_cast<std::uint64_t>(moved[k]);
     add_half_kicks(old_count, lowest, half, w_old);  // closing, the old levels' sets
     add_half_kicks(count, lowest, half, w);          // opening, the new ones'
     for (int k = 0; k < changed; ++k)                // the sets no particle left or entered
@@ -240,22 +292,13 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
   const std::uint64_t nsub = std::uint64_t{1} << top;
   double half[kMaxLevels];  // a level's half step, dt / 2^(k + 1), exact
   for (int k = 0; k < levels_; ++k) half[k] = std::ldexp(dt, -k - 1);
-  std::vector<std::uint64_t> count(levels_, 0);
-  level_.resize(n);
+  std::vector<std::uint64_t> count;
   active_.assign(n, 1);
-  // The particles that wanted a step below the smallest level's at any of their steps' starts
-  // in this base step (a close encounter's is mid-step).
-  floor_.assign(n, 0);
-  const auto a2 = [&p](std::size_t i) {
-    return p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    bool f = false;
-    level_[i] = static_cast<std::uint8_t>(block_level(a2(i), dt, levels_, eta_, eps_, &f));
-    floor_[i] = f;
-    ++count[level_[i]];
-  }
+  // floor_: the particles that wanted a step below the smallest level's at any of their steps'
+  // starts in this base step (a close encounter's is mid-step).
+  assign_levels(p, dt, levels_, eta_, eps_, level_, floor_, count);
   stats_.level = count;
+  const std::ptrdiff_t nn = static_cast<std::ptrdiff_t>(n);
   kick_listed(p, level_, active_, half);  // every particle's opening half-kick
   ForceStats st;
   for (std::uint64_t s = 0; s < nsub;) {
@@ -277,7 +320,8 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     // substep in it, as Leapfrog::step drifts.
     drift(p, static_cast<double>(pending) * std::ldexp(dt, -top));
     std::uint64_t n_active = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+#pragma omp parallel for schedule(static) reduction(+ : n_active) if (nn > kParallelLoop)
+    for (std::ptrdiff_t i = 0; i < nn; ++i) {
       active_[i] = level_[i] >= lowest;
       n_active += active_[i];
     }
@@ -295,15 +339,19 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     kick_listed(p, level_, active_, half);  // closing half-kicks
     if (s == nsub) break;
     // New levels, no longer than the grid allows here (lowest), and the opening half-kicks.
-    for (std::size_t i = 0; i < n; ++i) {
+    std::int64_t moved[kMaxLevels] = {};  // the change of count[k]
+#pragma omp parallel for schedule(static) reduction(+ : moved[:levels_]) if (nn > kParallelLoop)
+    for (std::ptrdiff_t i = 0; i < nn; ++i) {
       if (!active_[i]) continue;
       bool f = false;
-      const int k = std::max(block_level(a2(i), dt, levels_, eta_, eps_, &f), lowest);
+      const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
+      const int k = std::max(block_level(a2, dt, levels_, eta_, eps_, &f), lowest);
       floor_[i] |= f;
-      --count[level_[i]];
-      ++count[k];
+      --moved[level_[i]];
+      ++moved[k];
       level_[i] = static_cast<std::uint8_t>(k);
     }
+    for (int k = 0; k < levels_; ++k) count[k] += static_cast<std::uint64_t>(moved[k]);
     kick_listed(p, level_, active_, half);
   }
   stats_.floor = std::max<std::uint64_t>(
