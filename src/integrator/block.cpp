@@ -42,7 +42,7 @@ namespace {
 
 // The per-particle loops of a substep run in parallel above this many particles: serial, their
 // O(N) per substep would rival a walk of few active particles on many cores.
-constexpr std::ptrdiff_t kParallelLoop = 100000;
+constexpr std::ptrdiff_t kParallelLoop = 16384;
 
 // Every listed particle's half-kick v += a dt / 2^(level + 1).
 void kick_listed(ParticleSet& p, const std::vector<std::uint8_t>& level,

@@ -9,7 +9,7 @@ namespace hoshi {
 
 void kick(ParticleSet& p, double dt) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(p.size());
-#pragma omp parallel for simd schedule(static) if (n > 100000)
+#pragma omp parallel for simd schedule(static) if (n > 16384)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     p.vx[i] += p.ax[i] * dt;
     p.vy[i] += p.ay[i] * dt;
@@ -19,7 +19,7 @@ void kick(ParticleSet& p, double dt) {
 
 void drift(ParticleSet& p, double dt) {
   const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(p.size());
-#pragma omp parallel for simd schedule(static) if (n > 100000)
+#pragma omp parallel for simd schedule(static) if (n > 16384)
   for (std::ptrdiff_t i = 0; i < n; ++i) {
     p.x[i] += p.vx[i] * dt;
     p.y[i] += p.vy[i] * dt;
