@@ -49,6 +49,7 @@ int run(int argc, char** argv) {
   }
   g.far.pad();
   g.nt = nt, g.ns = padded(ns, kW), g.own_end = padded(nt, kW), g.nc = nc, g.scale = 1;
+  set_whole_group_targets(g);
   std::vector<float> o[4];
   for (auto& v : o) v.assign(padded(nt, kTargetBlock), 0);
   float* const out[4] = {o[0].data(), o[1].data(), o[2].data(), o[3].data()};

@@ -47,8 +47,7 @@ class GroupKernels : public ::testing::Test {
       put(g.sx, k, x), put(g.sy, k, y), put(g.sz, k, z), put(g.sm, k, m);
     }
     g.nt = kTargets;
-    for (std::size_t k = 0; k < padded(kTargets, kTargetBlock); ++k)
-      put(g.tself, k, static_cast<double>(std::min(k, kTargets - 1)));
+    set_whole_group_targets(g);
     std::size_t ns = kTargets;
     for (; ns < padded(kTargets, kW); ++ns)
       put(g.sx, ns, 1e18), put(g.sy, ns, 1e18), put(g.sz, ns, 1e18), put(g.sm, ns, 0);

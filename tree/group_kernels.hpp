@@ -103,6 +103,19 @@ inline std::size_t padded(std::size_t n, std::size_t w) {
   return (n + w - 1) / w * w;
 }
 
+// g.nt targets that are the group's own sources 0..nt-1, in order (a whole group, as the
+// synthetic groups of tests and benchmarks are): tself and toff up to the targets' padding.
+inline void set_whole_group_targets(GroupBuffers& g) {
+  const std::size_t np = padded(g.nt, kTargetBlock);
+  if (g.tself.size() < np) g.tself.resize(np);
+  if (g.toff.size() < np) g.toff.resize(np);
+  for (std::size_t k = 0; k < np; ++k) {
+    const std::size_t own = g.nt > 0 ? std::min(k, g.nt - 1) : 0;
+    g.tself[k] = static_cast<float>(own);
+    g.toff[k] = static_cast<std::uint32_t>(own);
+  }
+}
+
 template <std::size_t K>
 inline void grow(std::vector<float>* const (&v)[K], std::size_t n) {
   if (v[0]->size() >= n) return;
@@ -180,10 +193,10 @@ void pp_kernel(const GroupBuffers& g, VecF eps2, VecF h_inv, float* const out[4]
         const VecF x = VecF::load(&g.sx[j]), y = VecF::load(&g.sy[j]), z = VecF::load(&g.sz[j]);
         const VecF m = VecF::load(&g.sm[j]) * m_scale;
         // Own source j + lane is target k if tself[k] = j + lane: the self pair is masked by
-        // index (exact in
-        // float: a group has far fewer than 2^24 particles), not by r = 0, which also masked
-        // two distinct particles whose float offsets from the box centre coincide (their
-        // infinite force then went missing instead of failing the solver's finiteness check).
+        // index (exact in float: a group has far fewer than 2^24 particles), not by r = 0,
+        // which also masked two distinct particles whose float offsets from the box centre
+        // coincide (their infinite force then went missing instead of failing the solver's
+        // finiteness check).
         const VecF source_index = simd::lane_index() + VecF(static_cast<float>(j));
         for (int b = 0; b < B; ++b) {
           const VecF dx = x - X[b], dy = y - Y[b], dz = z - Z[b];
