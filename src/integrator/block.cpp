@@ -246,11 +246,13 @@ ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
     subset_forces(p, level_, lowest, st);
     old_level_ = level_;
     const std::vector<std::uint64_t> old_count = count;
-    int changed = levels_;                // the smallest m whose set {level >= m} changes
     std::int64_t moved[kMaxLevels] = {};  // the change of count[k]
+    // A move from level a to b changes the sets {level >= m} of min(a, b) < m <= max(a, b):
+    // span is their difference array.
+    std::int64_t span[kMaxLevels + 1] = {};
     const std::ptrdiff_t na = static_cast<std::ptrdiff_t>(sub_index_.size());
 #pragma omp parallel for schedule(static) reduction(+ : moved[ : levels_]) \
-    reduction(min : changed) if (na > kParallelLoop)
+    reduction(+ : span[ : levels_ + 1]) if (na > kParallelLoop)
     for (std::ptrdiff_t j = 0; j < na; ++j) {
       const std::size_t i = sub_index_[j];
       const double b2 = sub_.ax[j] * sub_.ax[j] + sub_.ay[j] * sub_.ay[j] + sub_.az[j] * sub_.az[j];
@@ -258,21 +260,32 @@ ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
       const int k = std::max(block_level(b2, dt, levels_, eta_, eps_, &f), lowest);
       floor_[i] |= f;
       if (k != level_[i]) {
-        changed = std::min(changed, std::min<int>(k, level_[i]) + 1);
+        ++span[std::min<int>(k, level_[i]) + 1];
+        --span[std::max<int>(k, level_[i]) + 1];
         --moved[level_[i]];
         ++moved[k];
         level_[i] = static_cast<std::uint8_t>(k);
       }
     }
     for (int k = 0; k < levels_; ++k) count[k] += static_cast<std::uint64_t>(moved[k]);
+    bool changed[kMaxLevels] = {};
+    for (std::int64_t c = 0, m = 0; m < levels_; ++m) changed[m] = (c += span[m]) != 0;
     add_half_kicks(old_count, lowest, half, w_old);  // closing, the old levels' sets
     add_half_kicks(count, lowest, half, w);          // opening, the new ones'
-    for (int k = 0; k < changed; ++k)                // the sets no particle left or entered
-      if (w_old[k] != 0) {
-        w[set_level(count, k)] += w_old[k];
-        w_old[k] = 0;
+    // An old set that no particle left or entered is a new one: one evaluation for both. The
+    // old set of index k is {old level >= m} for every m down to the occupied level below k.
+    for (int k = lowest; k < levels_; ++k) {
+      if (w_old[k] == 0) continue;
+      for (int m = k; m >= lowest; --m) {
+        if (!changed[m]) {
+          w[set_level(count, m)] += w_old[k];
+          w_old[k] = 0;
+          break;
+        }
+        if (m == lowest || old_count[m - 1] > 0) break;
       }
-    const int k0 = set_level(count, lowest);  // the set computed above
+    }
+    const int k0 = set_level(count, lowest);  // the set computed above (never changed)
     kick_subset(p, w[k0]);
     w[k0] = 0;
     apply_kicks(p, old_level_, w_old, st);

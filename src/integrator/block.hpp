@@ -35,9 +35,10 @@
 // momentum to round-off (the individual scheme's pairs on two levels exchange momentum at
 // different times: 2e-4 in a cold collapse). A boundary of the levels >= L computes the forces
 // among the particles of each set {level >= m}, m >= L, from those particles alone (a tree of
-// the set): about twice the individual scheme's force evaluations where the deep levels hold
-// most particles, on smaller sets. It is not symplectic either (levels change), and its
-// energy error is not smaller in general: docs/performance.md, "Block time steps".
+// the set): 1.4 to 2.9 times the individual scheme's force evaluations in the runs measured,
+// most where the deep levels hold most particles, on smaller sets. It is not symplectic either
+// (levels change), and its energy error is not smaller in general: docs/performance.md, "Block time
+// steps".
 #pragma once
 
 #include <cstdint>
