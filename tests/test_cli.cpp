@@ -608,6 +608,29 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   EXPECT_LE(dt, bound) << r.err;
   EXPECT_GT(dt, bound / 2) << r.err;
   EXPECT_EQ(dt, std::exp2(std::round(std::log2(dt)))) << r.err;
+  // Block steps: the orbits within that radius are followed by the steps its particles take by
+  // their accelerations (the warning checked the base step, and every block run of the
+  // Milky-Way recipe was warned): level 3 of 1/128 at --levels 4, 1.5 of their dynamical
+  // time; none at --levels 12, whose deeper levels they take (and whose smallest step meets
+  // the softening's limit too).
+  r = hoshi(
+      "run --ic hernquist -n 512 --units galaxy --dt 0.0078125 --levels 4 --t-end 0 "
+      "--quiet --out " +
+          (d / "g4").string(),
+      d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --dt 0.0078125: the particles within the radius holding 6.25% "
+                       "of these particles step up to dt / 2^3 = 0.000976562 by their "
+                       "accelerations, 1.47"),
+            std::string::npos)
+      << r.err;
+  r = hoshi(
+      "run --ic hernquist -n 512 --units galaxy --dt 0.0078125 --levels 12 --t-end 0 "
+      "--quiet --out " +
+          (d / "g12").string(),
+      d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   // Two bodies: the pericentre passage's time (a kepler pair starts at apocentre; e = 0.99 at
   // dt 1/128 came out unbound without a warning). Without softening there is no --eta.
   r = hoshi(

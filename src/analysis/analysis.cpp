@@ -106,7 +106,7 @@ DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps
     const double r = std::max(std::sqrt(rm[j].first), eps);
     if (!(enclosed[j] > 0) || !(r > 0)) continue;
     const double t = std::sqrt(r * r * r / (G * enclosed[j]));
-    if (best.t == 0 || t < best.t) best = {t, double(j + 1) / double(ns)};
+    if (best.t == 0 || t < best.t) best = {t, double(j + 1) / double(ns), r, c};
   }
   return best;
 }

@@ -41,6 +41,8 @@ std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<dou
 struct DynamicalTime {
   double t = 0;         // the shortest
   double fraction = 0;  // of the particles inside its radius
+  double radius = 0;    // that radius (at least eps), about `centre`, the density centre
+  Vec3 centre{};
 };
 DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps);
 
