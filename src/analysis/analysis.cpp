@@ -73,9 +73,16 @@ Vec3 shrinking_sphere_centre(const ParticleSet& p, double shrink, std::size_t n_
 }
 
 DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps) {
-  const std::size_t n = p.size(), k = (n + 99999) / 100000;
   DynamicalTime best;
-  if (n == 0 || !(G > 0)) return best;
+  for (const DynamicalTime& d : dynamical_times(p, G, eps))
+    if (best.t == 0 || d.t < best.t) best = d;
+  return best;
+}
+
+std::vector<DynamicalTime> dynamical_times(const ParticleSet& p, double G, double eps) {
+  const std::size_t n = p.size(), k = (n + 99999) / 100000;
+  std::vector<DynamicalTime> all;
+  if (n == 0 || !(G > 0)) return all;
   double total = 0, sampled = 0;
   for (double mi : p.m) total += mi;
   ParticleSet sample;
@@ -83,7 +90,7 @@ DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps
     sample.push_back(p.x[i], p.y[i], p.z[i], 0, 0, 0, p.m[i], i);
     sampled += p.m[i];
   }
-  if (!(total > 0) || !(sampled > 0)) return best;
+  if (!(total > 0) || !(sampled > 0)) return all;
   // About the density centre: a merger's centre of mass lies between its galaxies, where the
   // radii that hold 1% of the particles are wide and their dynamical time long.
   const Vec3 c = shrinking_sphere_centre(sample);
@@ -106,9 +113,9 @@ DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps
     const double r = std::max(std::sqrt(rm[j].first), eps);
     if (!(enclosed[j] > 0) || !(r > 0)) continue;
     const double t = std::sqrt(r * r * r / (G * enclosed[j]));
-    if (best.t == 0 || t < best.t) best = {t, double(j + 1) / double(ns), r, c};
+    all.push_back({t, double(j + 1) / double(ns), r, c});
   }
-  return best;
+  return all;
 }
 
 std::vector<double> lagrangian_radii(const ParticleSet& p, const std::vector<double>& fractions,

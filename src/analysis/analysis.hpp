@@ -45,6 +45,9 @@ struct DynamicalTime {
   Vec3 centre{};
 };
 DynamicalTime shortest_dynamical_time(const ParticleSet& p, double G, double eps);
+// Each radius's (1%, 10%, 50%, those with mass inside), in that order: block steps check each
+// against the steps its particles take.
+std::vector<DynamicalTime> dynamical_times(const ParticleSet& p, double G, double eps);
 
 // Spherical shells, log-spaced between r_min and r_max (n_bins of them; each [r_lo, r_hi), the
 // last [r_lo, r_max], since r_max is often a particle's own radius), about `centre`, with

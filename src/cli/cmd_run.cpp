@@ -337,28 +337,48 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   StepLimits l;
   l.suggest = dt;  // no limit: one particle (--dt auto took inf)
   if (p.size() < 2) return l;
-  l.d = shortest_dynamical_time(p, cfg.solver.G, cfg.solver.eps);
+  const std::vector<DynamicalTime> times = dynamical_times(p, cfg.solver.G, cfg.solver.eps);
+  for (const DynamicalTime& d : times)
+    if (l.d.t == 0 || d.t < l.d.t) l.d = d;
   const double t_peri = pericentre_time(p, cfg.solver.G, cfg.solver.eps);
   l.collision = std::isnan(t_peri);
   if (l.collision) return l;
   l.pericentre = t_peri > 0 && !(l.d.t > 0 && l.d.t <= t_peri);
   if (l.pericentre) l.d.t = t_peri;
+  const double t_orbit = l.d.t;  // the shortest: the base step's limit
   l.inner_step = dt;
   if (cfg.levels > 1 && l.d.t > 0 && cfg.solver.eps > 0) {
-    // Block steps: the orbits within that radius are followed by the steps their particles
-    // take (the Milky-Way recipe's 1/128 is 0.7 of the inner 1%'s dynamical time, whose
-    // particles take 1/1024 to 1/4096 by their accelerations).
-    int k = cfg.levels - 1;
-    const double r2 = l.d.radius * l.d.radius;
-    for (std::size_t i = 0; i < p.size() && k > 0; ++i) {
-      const double dx = p.x[i] - l.d.centre[0], dy = p.y[i] - l.d.centre[1],
-                   dz = p.z[i] - l.d.centre[2];
-      if (!l.pericentre && dx * dx + dy * dy + dz * dz > r2) continue;
-      const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
-      k = std::min(k, block_level(a2, dt, cfg.levels, cfg.level_eta, cfg.solver.eps));
+    // Block steps: the orbits within each radius are followed by the steps its particles take
+    // by their accelerations (the Milky-Way recipe's 1/128 is 0.7 of the inner 1%'s dynamical
+    // time, whose particles take 1/1024 to 1/4096); the radius whose particles' longest step
+    // is the largest part of its time is the one said.
+    const auto level_within = [&](const DynamicalTime& d, bool all) {
+      int k = cfg.levels - 1;
+      const double r2 = d.radius * d.radius;
+      for (std::size_t i = 0; i < p.size() && k > 0; ++i) {
+        const double dx = p.x[i] - d.centre[0], dy = p.y[i] - d.centre[1],
+                     dz = p.z[i] - d.centre[2];
+        if (!all && dx * dx + dy * dy + dz * dz > r2) continue;
+        const double a2 = p.ax[i] * p.ax[i] + p.ay[i] * p.ay[i] + p.az[i] * p.az[i];
+        k = std::min(k, block_level(a2, dt, cfg.levels, cfg.level_eta, cfg.solver.eps));
+      }
+      return k;
+    };
+    if (l.pericentre) {
+      l.inner_level = level_within(l.d, true);  // both bodies
+      l.inner_step = std::ldexp(dt, -l.inner_level);
+    } else {
+      double worst = -1;
+      for (const DynamicalTime& d : times) {
+        const int k = level_within(d, false);
+        if (std::ldexp(dt, -k) / d.t > worst) {
+          worst = std::ldexp(dt, -k) / d.t;
+          l.d = d;
+          l.inner_level = k;
+          l.inner_step = std::ldexp(dt, -k);
+        }
+      }
     }
-    l.inner_level = k;
-    l.inner_step = std::ldexp(dt, -k);
   }
   l.orbits = l.d.t > 0 && l.inner_step > 0.25 * l.d.t;
   l.eps = cfg.solver.eps;
@@ -373,12 +393,13 @@ StepLimits step_limits(double dt, const RunConfig& cfg, const ParticleSet& p) {
   l.softening = l.scale > 0 && dt / depth > l.factor * l.scale;
   // The longest step both limits allow, said with the suggestion, which keeps a margin below
   // it (a user took the suggestion for the limit: 1/2048 where 1/1024 passes).
-  l.limit = std::min(l.d.t > 0 ? 0.25 * l.d.t : HUGE_VAL,
+  // (With block steps whose particles follow their orbits, the orbits set no limit on dt.)
+  l.limit = std::min(t_orbit > 0 && (cfg.levels == 1 || l.orbits) ? 0.25 * t_orbit : HUGE_VAL,
                      l.scale > 0 ? l.factor * l.scale * depth : HUGE_VAL);
   l.suggest = !l.orbits && !l.softening
                   ? dt
                   : power_of_two_at_or_below(std::min(
-                        l.orbits ? l.d.t / 16 : HUGE_VAL,
+                        l.orbits ? t_orbit / 16 : HUGE_VAL,
                         l.softening ? suggested_fraction(l.factor) * l.scale * depth : HUGE_VAL));
   return l;
 }
