@@ -631,6 +631,51 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
       d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // What else meets the limits with block steps is checked before it is said: --levels 2's
+  // inner particles sit on its smallest level, and the levels that take them to their orbits
+  // leave them on their criterion's steps, which a smaller --eta shortens ("--levels 11" was
+  // suggested, and warned of in turn). The run with the suggestion is not warned.
+  r = hoshi(
+      "run --ic hernquist -n 512 --units galaxy --dt 0.0078125 --levels 2 --t-end 0 "
+      "--quiet --out " +
+          (d / "g2").string(),
+      d);
+  const auto alternative = r.err.find(", or --");
+  ASSERT_NE(alternative, std::string::npos) << r.err;
+  const std::string suggested =
+      r.err.substr(alternative + 5, r.err.find(')', alternative) - alternative - 5);
+  EXPECT_NE(suggested.find("--levels "), std::string::npos) << r.err;
+  r = hoshi("run --ic hernquist -n 512 --units galaxy --dt 0.0078125 " + suggested +
+                " --t-end 0 --quiet --out " + (d / "g2s").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << suggested << "\n" << r.err;
+  // An --eta past the softening's limit is said, global or per particle (the checks measure
+  // against eta itself: --eta 3 ran unsaid to an energy error of 4e-2).
+  for (const std::string levels : {"", "--dt 0.0625 --levels 6 "}) {
+    r = hoshi("run -n 256 --eta 3 --t-end 0 --quiet " + levels + "--out " +
+                  (d / ("e" + std::to_string(levels.size()))).string(),
+              d);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: --eta 3 takes "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" sqrt(eps / " + std::string(levels.empty() ? "max|a|" : "|a|") +
+                         "): steps beyond 0.3 of that scale"),
+              std::string::npos)
+        << r.err;
+  }
+  // --dt auto with block steps keeps a margin below the particles' criterion at the smallest
+  // level: a galaxy-units Plummer sphere's 1/128 at --levels 8 is 0.198 of sqrt(eps / max|a|),
+  // at the edge of 0.2 (232 particles soon wanted less than the smallest level's step).
+  r = hoshi(
+      "run --ic plummer -n 2048 --units galaxy --levels 8 --solver direct --t-end 0 "
+      "--out " +
+          (d / "pa").string(),
+      d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("--dt auto: 0.00390625 = 1/256 (the default 0.0078125: its smallest "
+                       "level's step dt / 2^7 = 6.10352e-05 is 0.19"),
+            std::string::npos)
+      << r.out;
   // Two bodies: the pericentre passage's time (a kepler pair starts at apocentre; e = 0.99 at
   // dt 1/128 came out unbound without a warning). Without softening there is no --eta.
   r = hoshi(
@@ -829,11 +874,17 @@ TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
     EXPECT_LE(limit, 0.3 * scale * (1 + 1e-5)) << r.err;
     EXPECT_GT(limit, dt) << r.err;
   }
-  // --eta sets the step from the same measure: nothing to warn of.
+  // --eta sets the step from the same measure: nothing to warn of up to the limit, 0.3 (0.5
+  // went unsaid).
   Result r =
-      hoshi("run -n 4096 --eta 0.5 --t-end 0 --quiet --overwrite --out " + (d / "s").string(), d);
+      hoshi("run -n 4096 --eta 0.3 --t-end 0 --quiet --overwrite --out " + (d / "s").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  r = hoshi("run -n 4096 --eta 0.5 --t-end 0 --quiet --overwrite --out " + (d / "s").string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: --eta 0.5 takes steps up to 0.5 sqrt(eps / max|a|)"),
+            std::string::npos)
+      << r.err;
   // A restart that sets a longer step is warned as a new run is (it went unsaid).
   ASSERT_EQ(hoshi("run -n 4096 --t-end 0.0078125 --quiet --out " + (d / "r").string(), d).status,
             0);

@@ -144,6 +144,10 @@ TEST(IoRun, BlockStepsRestartBitForBit) {
   // went on with "adaptive dt, eta 0.1").
   ASSERT_EQ(hoshi("run --restart " + d + " --levels 1 --t-end 0.25", log), 0)
       << test::read_all(log);
+  // ... and is checked as a new run's step is (1/16 is 1.1 of sqrt(eps / max|a|) here: a fresh
+  // run is warned; the restart went on unsaid).
+  EXPECT_NE(test::read_all(log).find("warning: --dt 0.0625 is "), std::string::npos)
+      << test::read_all(log);
   const SnapshotData cd = read_hdf5_snapshot(d + "/checkpoint.hdf5");
   EXPECT_EQ(state(cd, "step"), 4);
   EXPECT_EQ(to_number(*find_param(cd.info.parameters, "eta")), 0.0);

@@ -458,18 +458,85 @@ inline constexpr const char* kHeadOn =
     "the two bodies fall head-on without softening (no angular momentum): no fixed step follows "
     "their collision, at r = 0 (give --softening)";
 
+// Block steps: the --levels, or --eta and --levels, with which the start's limits pass at this
+// --dt ("" when none is found in a few tries): more levels for the softening's limit or for
+// orbits whose particles sit on the smallest level; a smaller eta (and the levels it then
+// needs) for orbits whose particles' criterion sets their steps. Each try is checked again
+// (--levels alone was suggested where it left the orbits failing, and the suggestion was
+// warned of in turn).
+std::string block_alternative(const RunConfig& cfg, const ParticleSet& p) {
+  RunConfig c = cfg;
+  for (int tries = 0; tries < 4; ++tries) {
+    const StepLimits t = step_limits(c.dt, c, p);
+    if (!t.orbits && !t.softening) {
+      if (c.levels == cfg.levels && c.level_eta == cfg.level_eta) return "";
+      return std::string(", or") +
+             (c.level_eta != cfg.level_eta ? " --eta " + number_text(c.level_eta) : "") +
+             (c.levels != cfg.levels ? " --levels " + std::to_string(c.levels) : "");
+    }
+    int levels = c.levels;
+    if (t.softening)
+      levels = levels_for(std::ldexp(c.dt, -(c.levels - 1)), t.scale, c.levels, t.factor);
+    if (t.orbits && t.inner_level == c.levels - 1) {
+      // On the smallest level already (their criterion wants less): levels down to a
+      // sixteenth of the dynamical time.
+      int k = t.inner_level;
+      while (std::ldexp(c.dt, -k) > t.d.t / 16 && k < kMaxLevels - 1) ++k;
+      levels = std::max(levels, k + 1);
+    } else if (t.orbits && t.inner_level > 0) {
+      // Their steps are at most eta sqrt(eps / |a|) and more than half of it: eta scaled to
+      // take the longest to a sixteenth of the dynamical time keeps it below an eighth.
+      const double e = c.level_eta * (t.d.t / 16) / t.inner_step;
+      const double digit = std::pow(10.0, std::floor(std::log10(e)));
+      c.level_eta = std::floor(e / digit) * digit;
+    } else if (t.orbits) {
+      return "";  // on the base step by their criterion (|a| ~ 0 at a cored centre): --dt
+    }
+    levels = std::min(levels, kMaxLevels);
+    if (levels == c.levels && c.level_eta == cfg.level_eta && tries > 0) return "";
+    c.levels = levels;
+  }
+  return "";
+}
+
 // A fixed step that the run cannot follow (step_limits), said once before the run with one
 // --dt that meets each limit it passes (a step past both named the orbits' alone, and the step
 // it suggested was warned of for the softening in turn). A warning, not an error: a short test
 // run may want it. Returns whether it warned.
 bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
-  if (cfg.eta > 0) return false;
+  // An --eta past the softening's limit (global, or each particle's with --levels) sets steps
+  // that the checks below, measured against eta itself, would pass: --eta 3 ran with an energy
+  // error of 4e-2 unsaid.
+  const double eta = cfg.levels > 1 ? cfg.level_eta : cfg.eta;
+  bool warned = false;
+  if (eta > kSofteningStepLimit && cfg.solver.eps > 0) {
+    std::cerr << "hoshi run: warning: --eta " << number_text(eta) << " takes "
+              << (cfg.levels > 1 ? "each particle's step" : "steps") << " up to "
+              << number_text(eta) << " sqrt(eps / " << (cfg.levels > 1 ? "|a|" : "max|a|")
+              << "): steps beyond " << kSofteningStepLimit
+              << " of that scale do not resolve encounters within the softening and the energy "
+                 "drifts (try --eta 0.2; Gadget's default is 0.22)\n";
+    warned = true;
+  }
+  if (cfg.eta > 0) return warned;
   const StepLimits l = step_limits(cfg.dt, cfg, p);
   if (l.collision) {
     std::cerr << "hoshi run: warning: " << kHeadOn << "\n";
     return true;
   }
-  if (!l.orbits && !l.softening) return false;
+  if (!l.orbits && !l.softening) return warned;
+  // What else meets the limits: with block steps, more levels for the softening's (where the
+  // orbits pass: --levels alone was suggested where it left them failing), a smaller --eta
+  // for the orbits where their particles' criterion sets their steps (a shorter --dt alone
+  // puts every particle on the base step).
+  std::string other;
+  if (l.levels > 1) {
+    other = block_alternative(cfg, p);
+  } else if (l.softening) {
+    other = ", or --eta 0.1";
+  } else if (l.eps > 0) {
+    other = ", or --eta";
+  }
   std::ostringstream s;
   s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; steps this long "
     << (l.orbits && l.softening ? "neither follow their orbits nor resolve encounters within "
@@ -477,17 +544,9 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
         : l.orbits              ? "do not follow their orbits"
                                 : "do not resolve encounters within the softening and the "
                                   "energy drifts")
-    << " (the limits allow --dt up to " << l.limit << "; try --dt " << power_of_two_step(l.suggest)
-    << (l.softening && l.levels > 1
-            ? ", or --levels " +
-                  std::to_string(levels_for(std::ldexp(cfg.dt, -(l.levels - 1)), l.scale, l.levels,
-                                            l.factor)) +
-                  ")"
-        : l.levels > 1 ? ")"
-        : l.softening  ? ", or --eta 0.1)"
-        : l.eps > 0    ? ", or --eta)"
-                       : ")")
-    << "\n";
+    << " (the limits allow --dt up to " << l.limit
+    << (l.levels > 1 && l.orbits ? " with the particles on any level" : "") << "; try --dt "
+    << power_of_two_step(l.suggest) << other << ")\n";
   std::cerr << s.str();
   return true;
 }
@@ -518,7 +577,20 @@ inline constexpr double kAutoStep = 1.0 / 128;
 double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
   const StepLimits l = step_limits(kAutoStep, cfg, p);
   if (l.collision) throw std::invalid_argument(std::string("--dt auto: ") + kHeadOn);
-  const double dt = l.suggest;
+  double dt = l.suggest;
+  // Block steps: the smallest level's step within the suggestion's fraction of the particles'
+  // criterion, not at its edge (a galaxy-units Plummer sphere took 1/128 at 0.198 of
+  // sqrt(eps / max|a|) against eta 0.2, and soon had 232 particles that wanted a shorter step
+  // than the smallest level's, at an energy error of 2e-3).
+  bool margin = false;
+  if (cfg.levels > 1 && l.scale > 0 && !l.softening) {
+    const double within = power_of_two_at_or_below(suggested_fraction(l.factor) * l.scale *
+                                                   std::ldexp(1.0, cfg.levels - 1));
+    if (within < dt) {
+      dt = within;
+      margin = !l.orbits;
+    }
+  }
   if (time_left / dt > 1e12) {
     std::ostringstream m;
     m << "--dt auto: " << power_of_two_step(dt) << ", for the start's limits ("
@@ -529,9 +601,16 @@ double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
   if (dt < kAutoStep) {
     const double steps = std::ceil(time_left / dt);
     std::ostringstream s;
-    s << "hoshi run: --dt auto: " << power_of_two_step(dt) << " (the default "
-      << step_excess(l, kAutoStep) << "), " << number_text(steps)
-      << (steps == 1 ? " step" : " steps") << " to --t-end " << number_text(cfg.t_end) << "\n";
+    s << "hoshi run: --dt auto: " << power_of_two_step(dt) << " (the default ";
+    if (margin)
+      s << kAutoStep << ": its smallest level's step dt / 2^" << cfg.levels - 1 << " = "
+        << std::ldexp(kAutoStep, -(cfg.levels - 1)) << " is "
+        << std::ldexp(kAutoStep, -(cfg.levels - 1)) / l.scale << " sqrt(eps / max|a|) = " << l.scale
+        << ", too near the particles' criterion " << number_text(l.factor) << " of it";
+    else
+      s << step_excess(l, kAutoStep);
+    s << "), " << number_text(steps) << (steps == 1 ? " step" : " steps") << " to --t-end "
+      << number_text(cfg.t_end) << "\n";
     std::cout << s.str();
   } else if (!cfg.quiet) {
     std::cout << "--dt auto: " << power_of_two_step(dt) << "\n";
@@ -1806,7 +1885,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     const double log_every = stored_every("output-every").value_or(cfg.output_every);
     // Typed or in the parameter file, not the checkpoint's own (a stored --dt is an option
     // layer too, and every restart repeated the first part's warnings).
-    const bool dt_given = given("dt");
+    // So does one that sets --levels, --eta or --level-scheme (--levels 1 on a block run's
+    // restart went on at its base step unsaid, to an energy error of 0.44).
+    const bool dt_given = given("dt") || given("levels") || given("eta") || given("level-scheme");
     const std::string input = r["ic"].as<std::string>();  // the run's, a file of OUT perhaps
     cfg.prepare_output = [&cfg, &start, &p, log_every, tiny, dt_given, dt_auto, after_checkpoint,
                           &lock, input, &start_warned, &outputs] {
@@ -1814,7 +1895,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       // first part was warned of its own step, if at all).
       // So does one whose forces changed (another softening: another measure; it kept the
       // stored step unsaid, which --dt auto had chosen for the old one).
-      if (!dt_auto && (dt_given || start.recompute_forces)) start_warned = warn_step(cfg, p);
+      if ((!dt_auto || cfg.eta > 0) && (dt_given || start.recompute_forces))
+        start_warned = warn_step(cfg, p);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
@@ -1909,7 +1991,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // created or removed before.
     cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs, dt_auto, &units] {
       // p holds the initial forces now (on the device stepper, too). --dt auto chose its step.
-      if (!dt_auto) start_warned = warn_step(cfg, p);
+      if (!dt_auto || cfg.eta > 0) start_warned = warn_step(cfg, p);  // --eta: its own check
       if (!is_model(ic_name)) warn_unbound_file(p, ic_name, units, cfg.solver.G);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
