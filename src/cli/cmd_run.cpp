@@ -152,7 +152,8 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("0"))(
       "snapshot-format",
       "snapshot format: hdf5, tipsy (their units in OUT/snapshot.param), gadget or csv (no "
-      "time, units or G: snapshot_NNN.csv is at t = NNN times --snapshot-every)",
+      "time, units or G: snapshot_NNN.csv is at the first step at or after NNN times "
+      "--snapshot-every)",
       cxxopts::value<std::string>()->default_value("hdf5"))(
       "checkpoint-every",
       "write OUT/checkpoint.hdf5 at the first step at or after each multiple of this time "
