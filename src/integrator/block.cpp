@@ -58,6 +58,32 @@ void kick_listed(ParticleSet& p, const std::vector<std::uint8_t>& level,
   }
 }
 
+// Moves s to the next substep where a step ends, the next multiple of the deepest occupied
+// level's step, 2^(top - deepest) substeps (2^29 empty substeps were visited one by one);
+// returns the substeps passed. count: the particles per level.
+std::uint64_t next_boundary(const std::vector<std::uint64_t>& count, int top, std::uint64_t& s) {
+  int deepest = 0;
+  for (int k = top; k > 0; --k)
+    if (count[k] > 0) {
+      deepest = k;
+      break;
+    }
+  const std::uint64_t stride = std::uint64_t{1} << (top - deepest);
+  const std::uint64_t pending = (s / stride + 1) * stride - s;
+  s += pending;
+  return pending;
+}
+
+// A force evaluation's statistics added to a step's.
+void add_stats(ForceStats& st, const ForceStats& f) {
+  st.pp += f.pp;
+  st.pc += f.pc;
+  st.m2l += f.m2l;
+  for (const auto& [key, v] : f.seconds) st.seconds[key] += v;
+  st.total_seconds += f.total_seconds;
+  st.criterion = f.criterion;
+}
+
 // Each particle's level from its acceleration (floor: wanted a step below the smallest), and
 // the particles per level.
 void assign_levels(const ParticleSet& p, double dt, int levels, double eta, double eps,
@@ -132,12 +158,7 @@ std::size_t BlockLeapfrog::subset_forces(const ParticleSet& p, const std::vector
     return k;
   }
   const ForceStats f = solver_.compute(sub_);
-  st.pp += f.pp;
-  st.pc += f.pc;
-  st.m2l += f.m2l;
-  for (const auto& [key, v] : f.seconds) st.seconds[key] += v;
-  st.total_seconds += f.total_seconds;
-  st.criterion = f.criterion;
+  add_stats(st, f);
   stats_.forces += k;
   return k;
 }
@@ -215,26 +236,13 @@ ForceStats BlockLeapfrog::step_hierarchical(ParticleSet& p, double dt) {
   };
   full_kicks();  // opening half-kicks: p's forces are F_0
   for (std::uint64_t s = 0; s < nsub;) {
-    int deepest = 0;
-    for (int k = top; k > 0; --k)
-      if (count[k] > 0) {
-        deepest = k;
-        break;
-      }
-    const std::uint64_t stride = std::uint64_t{1} << (top - deepest);
-    const std::uint64_t pending = (s / stride + 1) * stride - s;
-    s += pending;
+    const std::uint64_t pending = next_boundary(count, top, s);
     const int lowest = top - std::countr_zero(s);
     drift(p, static_cast<double>(pending) * std::ldexp(dt, -top));
     ++stats_.substeps;
     if (s == nsub) {
       const ForceStats f = solver_.compute(p);
-      st.pp += f.pp;
-      st.pc += f.pc;
-      st.m2l += f.m2l;
-      for (const auto& [key, v] : f.seconds) st.seconds[key] += v;
-      st.total_seconds += f.total_seconds;
-      st.criterion = f.criterion;
+      add_stats(st, f);
       stats_.forces += n;
       full_kicks();  // closing half-kicks
       break;
@@ -315,17 +323,7 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
   kick_listed(p, level_, active_, half);  // every particle's opening half-kick
   ForceStats st;
   for (std::uint64_t s = 0; s < nsub;) {
-    // The next substep where a step ends: the next multiple of the deepest occupied level's
-    // step, 2^(top - deepest) substeps (2^29 empty substeps were visited one by one).
-    int deepest = 0;
-    for (int k = top; k > 0; --k)
-      if (count[k] > 0) {
-        deepest = k;
-        break;
-      }
-    const std::uint64_t stride = std::uint64_t{1} << (top - deepest);
-    const std::uint64_t pending = (s / stride + 1) * stride - s;  // substeps to drift
-    s += pending;
+    const std::uint64_t pending = next_boundary(count, top, s);  // substeps to drift
     // The levels whose steps end at substep s: k >= lowest (a level-k step is 2^(top - k)
     // substeps long).
     const int lowest = top - std::countr_zero(s);  // 0 at s = nsub = 2^top
@@ -341,12 +339,7 @@ ForceStats BlockLeapfrog::step(ParticleSet& p, double dt) {
     integrate_seconds_ += sw.seconds();
     const ForceStats f = n_active == n ? solver_.compute(p) : solver_.compute_active(p, active_);
     sw.restart();
-    st.pp += f.pp;
-    st.pc += f.pc;
-    st.m2l += f.m2l;
-    for (const auto& [k, v] : f.seconds) st.seconds[k] += v;
-    st.total_seconds += f.total_seconds;
-    st.criterion = f.criterion;
+    add_stats(st, f);
     ++stats_.substeps;
     stats_.forces += n_active;
     kick_listed(p, level_, active_, half);  // closing half-kicks
