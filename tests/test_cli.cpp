@@ -9,8 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "ic/ic.hpp"
 #include "io/byte_reader.hpp"
@@ -181,7 +185,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
        "--level-scheme hierarchical: block steps only (give --levels > 1)"},
       {"run --dt -1/128", "invalid --dt -1/128 (must be > 0)"},
       {"run --theta 0.6x", "option --theta: value '0.6x' is not a number (nor auto)"},
-      {"run --t-end auto", "option --t-end: value 'auto' is not a number\n"},
+      {"run --t-end auto", "option --t-end: value 'auto' is not a number or a fraction A/B\n"},
+      {"run --output-every 1/x",
+       "option --output-every: value '1/x' is not a number or a fraction"},
       {"ic -G 0", "invalid -G 0 (must be > 0)"},
       {"ic -G 1e31", "invalid -G 1e31 (from 1e-30 to 1e30"},  // G = inf after --units galaxy
       {"ic --units cgs", "--units: value 'cgs' is not one of henon, galaxy"},
@@ -1917,6 +1923,55 @@ TEST(Cli, RunWritesEnergyLog) {
   const Result no_help = hoshi("ic -n 10 --help=false", d);
   EXPECT_EQ(no_help.status, 2);
   EXPECT_NE(no_help.err.find("missing --out"), std::string::npos) << no_help.err;
+}
+
+// The times and intervals take a fraction A/B as --dt does (1/16 is exact; 0.0625 had to be
+// worked out): the same run as with the decimals, and stored as the numbers they are.
+TEST(Cli, RunTimesTakeFractionsAsTheStepDoes) {
+  const fs::path d = scratch();
+  const std::string common = "run -n 128 --solver direct --dt 1/64 --quiet ";
+  ASSERT_EQ(hoshi(common +
+                      "--t-end 1/8 --output-every 1/32 --snapshot-every 1/16 --checkpoint-every "
+                      "1/16 --out " +
+                      (d / "frac").string(),
+                  d)
+                .status,
+            0);
+  ASSERT_EQ(hoshi(common +
+                      "--t-end 0.125 --output-every 0.03125 --snapshot-every 0.0625 "
+                      "--checkpoint-every 0.0625 --out " +
+                      (d / "dec").string(),
+                  d)
+                .status,
+            0);
+  const auto text = [](const fs::path& f) {
+    std::ifstream in(f);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  EXPECT_EQ(text(d / "frac" / "energy.csv"), text(d / "dec" / "energy.csv"));
+  const auto rows = [&] {
+    const std::string t = text(d / "frac" / "energy.csv");
+    return std::count(t.begin(), t.end(), '\n');
+  };
+  EXPECT_EQ(rows(), 6);  // the header and t = 0, 1/32, ..., 1/8
+  for (const char* f : {"snapshot_000.hdf5", "snapshot_001.hdf5", "snapshot_002.hdf5"})
+    EXPECT_TRUE(fs::exists(d / "frac" / f)) << f;
+  const auto params =
+      hoshi::io::read_hdf5_snapshot((d / "frac" / "checkpoint.hdf5").string()).info.parameters;
+  for (const auto& [key, value] :
+       std::vector<std::pair<const char*, double>>{{"t-end", 0.125},
+                                                   {"output-every", 0.03125},
+                                                   {"snapshot-every", 0.0625},
+                                                   {"checkpoint-every", 0.0625}}) {
+    const hoshi::io::ParamValue* v = hoshi::io::find_param(params, key);
+    ASSERT_NE(v, nullptr) << key;
+    ASSERT_TRUE(std::holds_alternative<double>(*v)) << key << " " << hoshi::io::to_string(*v);
+    EXPECT_EQ(std::get<double>(*v), value) << key;
+  }
+  // A restart to a later end given as a fraction continues the same schedule.
+  ASSERT_EQ(hoshi("run --restart " + (d / "frac").string() + " --t-end 3/16 --quiet", d).status, 0);
+  EXPECT_EQ(rows(), 8);
+  EXPECT_TRUE(fs::exists(d / "frac" / "snapshot_003.hdf5"));
 }
 
 // A write that fails (a full disk; here the file-size limit, which fails writes with EFBIG)

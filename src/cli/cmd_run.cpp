@@ -108,7 +108,7 @@ class SignalGuard {
 // ---- options ----------------------------------------------------------------------------
 
 void add_run_options(cxxopts::Options& o) {
-  o.add_options("run")("t-end", "simulated end time",
+  o.add_options("run")("t-end", "simulated end time (a number or a fraction A/B, as --dt)",
                        cxxopts::value<std::string>()->default_value("10"))(
       "dt",
       "fixed time step (a number or a fraction A/B such as 1/1024), or auto: 1/128, or where the "
@@ -134,7 +134,8 @@ void add_run_options(cxxopts::Options& o) {
       "out", "output directory (energy.csv, snapshots, checkpoint)",
       cxxopts::value<std::string>()->default_value("hoshi_out"))(
       "output-every",
-      "diagnostics interval in simulated time (at the first step at or after each multiple; "
+      "diagnostics interval in simulated time, a number or a fraction A/B (at the first step at "
+      "or after each multiple; "
       "with --eta the step is shortened to land on it)",
       cxxopts::value<std::string>()->default_value("0.25"))(
       "overwrite",
@@ -148,7 +149,8 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("henon"));
   o.add_options("output")(
       "snapshot-every",
-      "write OUT/snapshot_NNN at the first step at or after each multiple of this time (0: off)",
+      "write OUT/snapshot_NNN at the first step at or after each multiple of this time (a number "
+      "or a fraction A/B; 0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "snapshot-format",
       "snapshot format: hdf5, tipsy (their units in OUT/snapshot.param), gadget or csv (no "
@@ -157,12 +159,13 @@ void add_run_options(cxxopts::Options& o) {
       cxxopts::value<std::string>()->default_value("hdf5"))(
       "checkpoint-every",
       "write OUT/checkpoint.hdf5 at the first step at or after each multiple of this time "
-      "(0: off)",
+      "(a number or a fraction A/B; 0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "checkpoint-minutes", "also write a checkpoint every this many wall-clock minutes (0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "render-every",
-      "write OUT/frame_NNN.png at the first step at or after each multiple of this time (0: off)",
+      "write OUT/frame_NNN.png at the first step at or after each multiple of this time (a number "
+      "or a fraction A/B; 0: off)",
       cxxopts::value<std::string>()->default_value("0"))(
       "render-axis", "projection axis of the frames: x, y or z",
       cxxopts::value<std::string>()->default_value("z"))(
@@ -1526,7 +1529,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   io::UnitSystem units;
   bool g_given = false;  // G follows the unit system unless -G is given
   try {
-    cfg.t_end = number(r, "t-end");
+    cfg.t_end = number_or_fraction(r, "t-end");
     dt_auto = r["dt"].as<std::string>() == "auto";
     // auto: at most kAutoStep (auto_step); 1/1024 as the messages write steps.
     cfg.dt = dt_auto ? kAutoStep : number_or_fraction(r, "dt", true);
@@ -1578,7 +1581,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                                   r["eta"].as<std::string>() +
                                   ": the adaptive step sets every step and --dt would be "
                                   "ignored; give one of them (--eta 0: fixed steps of --dt)");
-    cfg.output_every = number(r, "output-every");
+    cfg.output_every = number_or_fraction(r, "output-every");
     cfg.out_dir = without_trailing_slashes(r["out"].as<std::string>());
     cfg.quiet = flag(r, "quiet");
     units = io::parse_units(r["units"].as<std::string>());
@@ -1616,10 +1619,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     outputs.snapshot_format = io::parse_snapshot_format(r["snapshot-format"].as<std::string>());
     outputs.write = write_options(r);
     outputs.write.tipsy_units_file = cfg.out_dir + "/" + kTipsyUnitsName;
-    outputs.snapshots.every = number(r, "snapshot-every");
-    outputs.checkpoints.every = number(r, "checkpoint-every");
+    outputs.snapshots.every = number_or_fraction(r, "snapshot-every");
+    outputs.checkpoints.every = number_or_fraction(r, "checkpoint-every");
     outputs.checkpoint_minutes = number(r, "checkpoint-minutes");
-    outputs.frames.every = number(r, "render-every");
+    outputs.frames.every = number_or_fraction(r, "render-every");
     outputs.snapshots.files_every = outputs.snapshots.every;
     outputs.frames.files_every = outputs.frames.every;
     outputs.render.axis = io::parse_axis(r["render-axis"].as<std::string>(), "--render-axis");
@@ -1628,12 +1631,12 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     outputs.render.units = units;
     for (const char* name : {"snapshot-every", "checkpoint-every", "checkpoint-minutes",
                              "render-every", "render-extent"})
-      if (number(r, name) < 0)
+      if (number_or_fraction(r, name) < 0)
         throw std::invalid_argument(std::string("option --") + name + ": value " +
                                     r[name].as<std::string>() + " (must be >= 0)");
     if (outputs.frames.every > 0) io::check_render_options(outputs.render, "--render-");
     for (const char* name : {"snapshot-every", "checkpoint-every", "render-every"})
-      if (number(r, name) > 0 && cfg.t_end / number(r, name) > 1e9)
+      if (number_or_fraction(r, name) > 0 && cfg.t_end / number_or_fraction(r, name) > 1e9)
         throw std::invalid_argument(std::string("option --") + name + ": value " +
                                     r[name].as<std::string>() +
                                     " (more than 1e9 outputs to --t-end)");
@@ -1706,6 +1709,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   // A step given as a fraction (1/1024) as the number it is (a reader of /Parameters/dt expects
   // a double).
   if (!dt_auto && cfg.eta == 0) record("dt", cfg.dt);
+  // So are the times and intervals given as fractions (--t-end 1/16).
+  for (const char* key :
+       {"t-end", "output-every", "snapshot-every", "checkpoint-every", "render-every"})
+    if (r[key].as<std::string>().find('/') != std::string::npos)
+      record(key, number_or_fraction(r, key));
   // Block steps store the criterion they use (0 given: kLevelEta); a restart's --levels 1
   // stores the fixed steps it takes.
   if (cfg.levels > 1) record("eta", cfg.level_eta);
@@ -1802,7 +1810,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     };
     const auto changed = [&](const char* key) {  // numerically: 0.1 is stored as 0.1000...01
       const std::optional<double> was = stored_every(key);
-      return !was || *was != number(r, key);
+      return !was || *was != number_or_fraction(r, key);
     };
     const auto first_after = [&](double every) {
       return static_cast<std::int64_t>(std::floor((start.time + tiny) / every)) + 1;
