@@ -891,6 +891,17 @@ TEST(Cli, RunWarnsOfStepsThatDoNotResolveTheSoftening) {
   EXPECT_NE(r.err.find("warning: --eta 0.5 takes steps up to 0.5 sqrt(eps / max|a|)"),
             std::string::npos)
       << r.err;
+  // Each particle's --eta with block steps, also where --dt auto chooses the base step (it
+  // went unsaid there).
+  for (const char* dt : {"", " --dt 1/128"}) {
+    r = hoshi(std::string("run -n 1024 --levels 3 --eta 0.5 --t-end 0 --quiet --overwrite") + dt +
+                  " --out " + (d / "s").string(),
+              d);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("warning: --eta 0.5 takes each particle's step up to 0.5 sqrt(eps / |a|)"),
+              std::string::npos)
+        << dt << ": " << r.err;
+  }
   // A restart that sets a longer step is warned as a new run is (it went unsaid).
   ASSERT_EQ(hoshi("run -n 4096 --t-end 0.0078125 --quiet --out " + (d / "r").string(), d).status,
             0);

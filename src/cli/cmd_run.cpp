@@ -507,21 +507,24 @@ std::string block_alternative(const RunConfig& cfg, const ParticleSet& p) {
 // --dt that meets each limit it passes (a step past both named the orbits' alone, and the step
 // it suggested was warned of for the softening in turn). A warning, not an error: a short test
 // run may want it. Returns whether it warned.
-bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
-  // An --eta past the softening's limit (global, or each particle's with --levels) sets steps
-  // that the checks below, measured against eta itself, would pass: --eta 3 ran with an energy
-  // error of 4e-2 unsaid.
+// An --eta past the softening's limit (global, or each particle's with --levels) sets steps
+// that the step checks, measured against eta itself, would pass: --eta 3 ran with an energy
+// error of 4e-2 unsaid. Checked with --dt auto too (--levels 3 --eta 0.5 went unsaid there).
+// Returns whether it warned.
+bool warn_eta(const RunConfig& cfg) {
   const double eta = cfg.levels > 1 ? cfg.level_eta : cfg.eta;
-  bool warned = false;
-  if (eta > kSofteningStepLimit && cfg.solver.eps > 0) {
-    std::cerr << "hoshi run: warning: --eta " << number_text(eta) << " takes "
-              << (cfg.levels > 1 ? "each particle's step" : "steps") << " up to "
-              << number_text(eta) << " sqrt(eps / " << (cfg.levels > 1 ? "|a|" : "max|a|")
-              << "): steps beyond " << kSofteningStepLimit
-              << " of that scale do not resolve encounters within the softening and the energy "
-                 "drifts (try --eta 0.2; Gadget's default is 0.22)\n";
-    warned = true;
-  }
+  if (!(eta > kSofteningStepLimit && cfg.solver.eps > 0)) return false;
+  std::cerr << "hoshi run: warning: --eta " << number_text(eta) << " takes "
+            << (cfg.levels > 1 ? "each particle's step" : "steps") << " up to " << number_text(eta)
+            << " sqrt(eps / " << (cfg.levels > 1 ? "|a|" : "max|a|") << "): steps beyond "
+            << kSofteningStepLimit
+            << " of that scale do not resolve encounters within the softening and the energy "
+               "drifts (try --eta 0.2; Gadget's default is 0.22)\n";
+  return true;
+}
+
+bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
+  const bool warned = warn_eta(cfg);
   if (cfg.eta > 0) return warned;
   const StepLimits l = step_limits(cfg.dt, cfg, p);
   if (l.collision) {
@@ -1904,8 +1907,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       // first part was warned of its own step, if at all).
       // So does one whose forces changed (another softening: another measure; it kept the
       // stored step unsaid, which --dt auto had chosen for the old one).
-      if ((!dt_auto || cfg.eta > 0) && (dt_given || start.recompute_forces))
-        start_warned = warn_step(cfg, p);
+      if (dt_given || start.recompute_forces)
+        start_warned = !dt_auto || cfg.eta > 0 ? warn_step(cfg, p) : warn_eta(cfg);
       truncate_energy_log(cfg.out_dir + "/energy.csv", start.step, log_every, cfg.output_every,
                           tiny);
       remove_run_temporaries(cfg.out_dir, lock.held());  // half-written files of a killed run
@@ -2000,7 +2003,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // created or removed before.
     cfg.prepare_output = [&cfg, &r, &p, ic_name, &lock, &start_warned, &outputs, dt_auto, &units] {
       // p holds the initial forces now (on the device stepper, too). --dt auto chose its step.
-      if (!dt_auto || cfg.eta > 0) start_warned = warn_step(cfg, p);  // --eta: its own check
+      // --eta: its own check; --dt auto: eta's alone (the step is chosen within the limits).
+      start_warned = !dt_auto || cfg.eta > 0 ? warn_step(cfg, p) : warn_eta(cfg);
       if (!is_model(ic_name)) warn_unbound_file(p, ic_name, units, cfg.solver.G);
       io::prepare_output_dir(cfg.out_dir, flag(r, "overwrite"));
       if (!lock.held()) lock = io::DirectoryLock(cfg.out_dir, "--out");  // a new directory
