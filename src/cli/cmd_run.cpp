@@ -545,13 +545,20 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
     other = ", or --eta";
   }
   std::ostringstream s;
-  s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; steps this long "
-    << (l.orbits && l.softening ? "neither follow their orbits nor resolve encounters within "
-                                  "the softening"
-        : l.orbits              ? "do not follow their orbits"
-                                : "do not resolve encounters within the softening and the "
-                                  "energy drifts")
-    << " (the limits allow --dt up to " << l.limit
+  s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; ";
+  if (l.levels > 1 && l.softening)
+    // Block steps: the limit is the particles' own criterion (eta), not the fixed steps' 0.3.
+    s << (l.orbits ? "steps this long do not follow their orbits, and " : "")
+      << "the particle of max|a| wants a shorter step than the smallest level's (--eta "
+      << number_text(l.factor) << " of that scale)";
+  else
+    s << "steps this long "
+      << (l.orbits && l.softening ? "neither follow their orbits nor resolve encounters within "
+                                    "the softening"
+          : l.orbits              ? "do not follow their orbits"
+                                  : "do not resolve encounters within the softening and the "
+                                    "energy drifts");
+  s << " (the limits allow --dt up to " << l.limit
     << (l.levels > 1 && l.orbits ? " with the particles on any level" : "") << "; try --dt "
     << power_of_two_step(l.suggest) << other << ")\n";
   std::cerr << s.str();
