@@ -444,6 +444,24 @@ TEST(IoRun, ARunIntoADirectoryInUseIsRefused) {
         << test::read_all(log);
     EXPECT_EQ(test::read_all(a + "/energy.csv"), before);
   }
+  // A run still before its first checkpoint: named too (it was "no checkpoint.hdf5 there ... is
+  // this a run's output directory?"; an audit), and a directory with no lock file gets none.
+  std::filesystem::create_directories(b);
+  {
+    const io::DirectoryLock held(b, "--out");
+    EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25 --quiet", log), 2);
+    EXPECT_NE(
+        test::read_all(log).find("--restart " + b + ": in use by another hoshi run (process " +
+                                 std::to_string(::getpid())),
+        std::string::npos)
+        << test::read_all(log);
+  }
+  std::filesystem::remove(b + "/" + io::kDirectoryLockName);
+  EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25 --quiet", log), 2);
+  EXPECT_NE(test::read_all(log).find("no checkpoint.hdf5 there"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(b + "/" + io::kDirectoryLockName));
+  std::filesystem::remove_all(b);
   // Holding the directory, a restart removes the temporaries of the run's own outputs whatever
   // process id they carry (a live one here: this test's; a killed run's id may be a live process
   // of another node, or the restart's own as PID 1 in a new container); others' stay.
