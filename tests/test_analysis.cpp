@@ -414,6 +414,10 @@ TEST(AnalyzeCommand, SpinAxisIsSaid) {
     const std::string text = s.str();
     const auto at = text.find("g: --axis spin is ");
     EXPECT_NE(at, std::string::npos) << text;
+    // The advice to give the disk's --ids only where none were given (an audit).
+    EXPECT_EQ(text.find("give its --ids") == std::string::npos,
+              args.find("--ids") != std::string::npos)
+        << args << ": " << text;
     if (at == std::string::npos) return Vec3{0, 0, 0};
     Vec3 a{};
     std::stringstream v(text.substr(at + 18));

@@ -430,6 +430,20 @@ TEST(Cli, AnalyzeReportsTheTimeOfEveryFormatAndG1IsFormatOne) {
     const auto a = row.find(','), b = row.find(',', a + 1);
     EXPECT_EQ(std::stod(row.substr(a + 1, b - a - 1)), 0.5) << fmt << ": " << row;
   }
+  // A CSV snapshot records none: said, with where a run's is (the first step at or after its
+  // multiple; it said "at t = NNN times its --snapshot-every", 0.8 for one at t = 1.0).
+  ASSERT_EQ(hoshi("run -n 64 --solver direct --dt 1/4 --t-end 1 --snapshot-every 1/10 "
+                  "--snapshot-format csv --quiet --out " +
+                      (d / "csv").string(),
+                  d)
+                .status,
+            0);
+  const Result r = hoshi("analyze " + (d / "csv" / "snapshot_008.csv").string(), d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("records no time (CSV): their time column is 0 (a run's snapshot_NNN.csv "
+                       "is at the first step at or after NNN times its --snapshot-every"),
+            std::string::npos)
+      << r.err;
   ASSERT_EQ(hoshi("ic -n 16 --out " + (d / "x.g1").string(), d).status, 0);
   std::ifstream g1(d / "x.g1", std::ios::binary);
   std::int32_t marker = 0;

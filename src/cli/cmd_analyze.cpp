@@ -457,10 +457,12 @@ int cmd_analyze(int argc, char** argv) {
       if (spin) {
         std::ostringstream a;
         a << std::fixed << std::setprecision(4) << ax[0] << "," << ax[1] << "," << ax[2];
-        std::cerr << "hoshi analyze: note: " << names[file] << ": --axis spin is " << a.str()
-                  << (no_spin ? " (the inner half mass has no angular momentum: z)\n"
-                              : " (the angular momentum of the inner half mass of the particles "
-                                "analysed; for a galaxy's disk give its --ids)\n");
+        std::cerr
+            << "hoshi analyze: note: " << names[file] << ": --axis spin is " << a.str()
+            << (no_spin ? " (the inner half mass has no angular momentum: z)\n"
+                : ids ? " (the angular momentum of the inner half mass of the particles of --ids)\n"
+                      : " (the angular momentum of the inner half mass of the particles "
+                        "analysed; for a galaxy's disk give its --ids)\n");
       }
       // Log-spaced shells need r_lo > 0: where 0.5% of the mass sits at the centre, a millionth
       // of the outer radius (an absolute 1e-12 began every profile there for a system of
@@ -504,8 +506,9 @@ int cmd_analyze(int argc, char** argv) {
                  "sets one)\n";
   if (!without_time.empty())
     std::cerr << "hoshi analyze: note: " << files_record(without_time)
-              << " no time (CSV): their time column is 0 (a run's snapshot_NNN.csv is at t = NNN "
-                 "times its --snapshot-every)\n";
+              << " no time (CSV): their time column is 0 (a run's snapshot_NNN.csv is at the first "
+                 "step at or after NNN times its --snapshot-every; its energy.csv has the steps' "
+                 "times)\n";
   if (!without_G.empty())
     std::cerr << "hoshi analyze: note: " << files_record(without_G)
               << " no units or G: G = 1 was assumed for "
