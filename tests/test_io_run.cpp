@@ -779,6 +779,21 @@ TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
       0)
       << test::read_all(log);
   EXPECT_EQ(test::read_all(log).find("converted"), std::string::npos) << test::read_all(log);
+  // So is a tipsy file's, from its units file (G = 1 units of its length and mass): converted
+  // unsaid before (an audit); a galaxy-units run of its own galaxy-units file says nothing.
+  const std::string tipsy = dir.file("g.tipsy");
+  ASSERT_EQ(hoshi("ic -n 512 --units galaxy --out " + tipsy, log), 0) << test::read_all(log);
+  for (const std::string units : {"henon", "galaxy"}) {
+    std::filesystem::remove_all(again);
+    ASSERT_EQ(
+        hoshi("run --ic " + tipsy + " --units " + units + " --t-end 0 --quiet --out " + again, log),
+        0)
+        << test::read_all(log);
+    EXPECT_EQ(
+        test::read_all(log).find("note: converted from the file's units") == std::string::npos,
+        units == "galaxy")
+        << units << ": " << test::read_all(log);
+  }
 }
 
 TEST(IoRun, GravitationalConstantScalesTheModelAndSurvivesRestarts) {

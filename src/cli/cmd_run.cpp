@@ -1951,17 +1951,23 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       const double file_time = s.time;  // in the file's units (converted below)
       // A file without units is taken to be in the run's units (a tipsy file's are G = 1 ones:
       // the run's length and mass units); one with units is converted from them.
+      const bool file_units = s.units_known;  // recorded in the file (tipsy: its units file)
+      // The run's units as a tipsy file holds them: G = 1 ones of its length and mass.
+      const io::UnitSystem tipsy_units = io::units_g1(units.length_cm, units.mass_g);
       if (s.format == io::SnapshotFormat::tipsy && !s.units_known)
-        s.units = io::units_g1(units.length_cm, units.mass_g), s.units_known = true;
+        s.units = tipsy_units, s.units_known = true;
       if (s.units_known) {
         // Said even with --quiet: a file in galaxy units run without --units galaxy has every
         // number changed (masses x 43007 in Henon units).
         const auto differs = [](double a, double b) {
           return std::abs(a - b) > 1e-6 * std::abs(b);
         };
-        if (s.format != io::SnapshotFormat::tipsy &&
-            (differs(s.units.length_cm, units.length_cm) || differs(s.units.mass_g, units.mass_g) ||
-             differs(s.units.velocity_cm_s, units.velocity_cm_s)))
+        // A tipsy file's units file, compared with the run's as a tipsy file would hold them
+        // (a galaxy-units tipsy file run in Henon units was converted unsaid; an audit).
+        const io::UnitSystem& as = s.format == io::SnapshotFormat::tipsy ? tipsy_units : units;
+        if (file_units &&
+            (differs(s.units.length_cm, as.length_cm) || differs(s.units.mass_g, as.mass_g) ||
+             differs(s.units.velocity_cm_s, as.velocity_cm_s)))
           std::cout << "hoshi run: " << ic << ": note: converted from the file's units ("
                     << s.units.name << ": " << number_text(s.units.length_cm) << " cm, "
                     << number_text(s.units.mass_g) << " g, " << number_text(s.units.velocity_cm_s)
