@@ -1999,6 +1999,29 @@ TEST(Cli, RunTimesTakeFractionsAsTheStepDoes) {
   EXPECT_TRUE(fs::exists(d / "frac" / "snapshot_003.hdf5"));
 }
 
+// Output options whose series is off are said to be unused, as --gadget-ids is (--snapshot-format
+// tipsy alone wrote no snapshot, unsaid; an audit); with their series on, nothing is said.
+TEST(Cli, RunSaysOutputOptionsOfSeriesThatAreOff) {
+  const fs::path d = scratch();
+  const std::string shape =
+      "run -n 64 --solver direct --dt 1/64 --t-end 1/64 --overwrite --snapshot-format tipsy "
+      "--render-axis x --render-extent 3 --render-resolution 64 --gadget-ids 64 --out " +
+      (d / "o").string();
+  Result r = hoshi(shape, d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* note :
+       {"note: --snapshot-format unused: snapshots are off (give --snapshot-every)",
+        "note: --render-axis unused: frames are off (give --render-every)",
+        "note: --render-extent unused", "note: --render-resolution unused",
+        "note: --gadget-ids unused: it applies to snapshots in Gadget binary"})
+    EXPECT_NE(r.out.find(note), std::string::npos) << note << "\n" << r.out;
+  r = hoshi(shape + " --snapshot-every 1/64 --render-every 1/64", d);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("--snapshot-format unused"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("frames are off"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("note: --gadget-ids unused"), std::string::npos) << r.out;  // tipsy
+}
+
 // A write that fails (a full disk; here the file-size limit, which fails writes with EFBIG)
 // exits 1 with the one line naming the file, keeps the earlier file and leaves no temporary.
 // An HDF5 file that failed to flush could not be closed either, and HDF5's exit handler then

@@ -2093,6 +2093,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
           std::cout << "note: --" << key
                     << " unused: it applies to snapshots in Gadget binary (--snapshot-format "
                        "gadget with --snapshot-every)\n";
+    // The series they shape are off (--snapshot-format tipsy alone wrote nothing unsaid).
+    if (!(outputs.snapshots.every > 0) && given("snapshot-format"))
+      std::cout << "note: --snapshot-format unused: snapshots are off (give --snapshot-every)\n";
+    if (!(outputs.frames.every > 0))
+      for (const char* key : {"render-axis", "render-extent", "render-resolution"})
+        if (given(key))
+          std::cout << "note: --" << key << " unused: frames are off (give --render-every)\n";
   }
 
   {
