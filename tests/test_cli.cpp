@@ -706,8 +706,17 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("dynamical times sqrt(r_p^3 / (G M)) = 0.001 of the two bodies' "
                        "pericentre passage; steps this long do not follow their orbits (the "
-                       "limits allow --dt up to 0.00025; try "
+                       "limits allow --dt up to 0.00025; with a margin, try "
                        "--dt 6.103515625e-05 = 1/16384)"),
+            std::string::npos)
+      << r.err;
+  // With softening, the --eta whose step at the start is within that one (it said "or --eta"
+  // with no value): 0.003 here, one significant digit of 1/1024 / sqrt(eps / max|a|).
+  r = hoshi("run --ic kepler --eccentricity 0.905 --dt 1/128 --t-end 0 --quiet --overwrite --out " +
+                (d / "k").string(),
+            d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("; with a margin, try --dt 0.0009765625 = 1/1024, or --eta 0.00"),
             std::string::npos)
       << r.err;
   // The default --dt auto takes that step, and says why (with --quiet too).

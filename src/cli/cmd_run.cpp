@@ -541,8 +541,12 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
     other = block_alternative(cfg, p);
   } else if (l.softening) {
     other = ", or --eta 0.1";
-  } else if (l.eps > 0) {
-    other = ", or --eta";
+  } else if (l.eps > 0 && l.scale > 0) {
+    // The orbits alone: the --eta whose step at the start is within the suggested one (it said
+    // ", or --eta" with no value; an audit), one significant digit, at most 0.2.
+    const double e = std::min(0.2, l.suggest / l.scale);
+    const double digit = std::pow(10.0, std::floor(std::log10(e)));
+    other = ", or --eta " + number_text(std::floor(e / digit) * digit);
   }
   std::ostringstream s;
   s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; ";
@@ -559,8 +563,8 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
                                   : "do not resolve encounters within the softening and the "
                                     "energy drifts");
   s << " (the limits allow --dt up to " << l.limit
-    << (l.levels > 1 && l.orbits ? " with the particles on any level" : "") << "; try --dt "
-    << power_of_two_step(l.suggest) << other << ")\n";
+    << (l.levels > 1 && l.orbits ? " with the particles on any level" : "")
+    << "; with a margin, try --dt " << power_of_two_step(l.suggest) << other << ")\n";
   std::cerr << s.str();
   return true;
 }
@@ -2173,8 +2177,8 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
     };
     std::cout << (cfg.quiet ? "" : "\n") << "solver " << res.solver_name << " (" << res.backend_name
-              << (res.device_resident ? ", device-resident" : "") << "), " << res.steps
-              << " steps to t = " << res.time;
+              << (res.device_resident ? ", device-resident" : "") << "), "
+              << count(res.steps, "step") << " to t = " << res.time;
     // A restart's step count is the run's; its files, this part's (both read as the run's).
     if (restart) std::cout << " (" << res.steps - start.step << " from the checkpoint)";
     std::cout << "; " << cfg.out_dir << "/: energy.csv, " << kCheckpointName << ", "
