@@ -1548,6 +1548,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   bool g_given = false;  // G follows the unit system unless -G is given
   try {
     cfg.t_end = number_or_fraction(r, "t-end");
+    if (!(cfg.t_end >= 0))  // as given, as --dt's (-1/8 was "invalid --t-end -0.125")
+      throw std::invalid_argument("invalid --t-end " + r["t-end"].as<std::string>() +
+                                  " (must be >= 0)");
     dt_auto = r["dt"].as<std::string>() == "auto";
     // auto: at most kAutoStep (auto_step); 1/1024 as the messages write steps.
     cfg.dt = dt_auto ? kAutoStep : number_or_fraction(r, "dt", true);
@@ -1600,6 +1603,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                                   ": the adaptive step sets every step and --dt would be "
                                   "ignored; give one of them (--eta 0: fixed steps of --dt)");
     cfg.output_every = number_or_fraction(r, "output-every");
+    if (!(cfg.output_every > 0))
+      throw std::invalid_argument("invalid --output-every " + r["output-every"].as<std::string>() +
+                                  " (must be > 0)");
     cfg.out_dir = without_trailing_slashes(r["out"].as<std::string>());
     cfg.quiet = flag(r, "quiet");
     units = io::parse_units(r["units"].as<std::string>());
