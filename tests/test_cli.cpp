@@ -110,7 +110,9 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run -n 1e11", "-n 1e11: a run of 100000000000 particles needs about 22000.0 GB (220 B"},
       {"run --softening -1", "--softening"},
       {"run --dt -0.1", "--dt"},
-      {"run --t-end -1e-9", "invalid --t-end -1e-09 (must be >= 0)"},  // the value as given
+      {"run --t-end -1e-9", "invalid --t-end -1e-9 (must be >= 0)"},  // the value as given
+      {"run --t-end -1/8", "invalid --t-end -1/8 (must be >= 0)"},    // (-0.125 before)
+      {"run --output-every -1/32", "invalid --output-every -1/32 (must be > 0)"},
       {"run --theta 0", "--theta"},
       // Group and leaf sizes past 2^16 (float32 index masks of the SIMD kernels from 2^24).
       {"run --n-group 100000", "invalid --n-group 100000 (must be >= 1 and <= 65536)"},
