@@ -288,6 +288,32 @@ void check_output_dir(const std::string& dir, bool overwrite) {
                                   ": exists and is not empty (use --overwrite to reuse it)");
 }
 
+namespace {
+// The refusal of a claim that another process holds on `fd` (its lock file `path`), naming the
+// process id the file records; closes fd.
+[[noreturn]] void throw_in_use(int fd, const std::string& dir, const std::string& path,
+                               const std::string& option) {
+  char text[32] = {};
+  const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+  ::close(fd);
+  std::string pid = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "";
+  while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+  throw std::invalid_argument(option + " " + dir + ": in use by another hoshi run" +
+                              (pid.empty() ? "" : " (process " + pid + ")") + ", which holds " +
+                              path + "; wait for it or stop it");
+}
+}  // namespace
+
+void require_directory_unclaimed(const std::string& dir, const std::string& option) {
+  const std::string path = dir + "/" + kDirectoryLockName;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  // A shared lock conflicts with a held exclusive one only; released by close.
+  if (::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK)
+    throw_in_use(fd, dir, path, option);
+  ::close(fd);
+}
+
 DirectoryLock::DirectoryLock(const std::string& dir, const std::string& option) {
   const std::string path = dir + "/" + kDirectoryLockName;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -297,15 +323,9 @@ DirectoryLock::DirectoryLock(const std::string& dir, const std::string& option) 
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     if (err == EWOULDBLOCK) {
-      char text[32] = {};
-      const ssize_t n = ::pread(fd_, text, sizeof text - 1, 0);
-      ::close(fd_);
+      const int fd = fd_;
       fd_ = -1;
-      std::string pid = n > 0 ? std::string(text, static_cast<std::size_t>(n)) : "";
-      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-      throw std::invalid_argument(option + " " + dir + ": in use by another hoshi run" +
-                                  (pid.empty() ? "" : " (process " + pid + ")") + ", which holds " +
-                                  path + "; wait for it or stop it");
+      throw_in_use(fd, dir, path, option);
     }
     ::close(fd_);  // no flock here (ENOLCK, EINVAL on some network file systems)
     fd_ = -1;

@@ -113,6 +113,10 @@ void check_output_dir(const std::string& dir, bool overwrite);
 // The file in a run's output directory that DirectoryLock locks.
 inline constexpr const char* kDirectoryLockName = ".hoshi.lock";
 
+// Throws DirectoryLock's std::invalid_argument when another process holds dir's claim; takes
+// nothing, and creates and writes nothing (no lock file, or one nobody holds: returns).
+void require_directory_unclaimed(const std::string& dir, const std::string& option);
+
 // An exclusive claim on a run's output directory, held while the object lives: flock of
 // DIR/.hoshi.lock, which records the owner's process id. Two runs writing into one directory at
 // once (a batch job submitted twice, a new --overwrite run beside a restarted one) mixed their

@@ -456,6 +456,12 @@ TEST(IoRun, ARunIntoADirectoryInUseIsRefused) {
         std::string::npos)
         << test::read_all(log);
   }
+  // A killed run's lock file, held by nobody, is left as it is (the probe wrote its own id).
+  test::write_all(b + "/" + io::kDirectoryLockName, "12345\n");
+  EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25 --quiet", log), 2);
+  EXPECT_NE(test::read_all(log).find("no checkpoint.hdf5 there"), std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(test::read_all(b + "/" + io::kDirectoryLockName), "12345\n");
   std::filesystem::remove(b + "/" + io::kDirectoryLockName);
   EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25 --quiet", log), 2);
   EXPECT_NE(test::read_all(log).find("no checkpoint.hdf5 there"), std::string::npos)

@@ -1366,10 +1366,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (!fs::is_directory(restart_dir, ec))
       throw std::invalid_argument("--restart " + restart_dir +
                                   ": no such directory (give a run's output directory, --out)");
-    // A run still going there, before its first checkpoint: named (the lock throws), not taken
-    // for a directory that is no run's. Only where a run's lock file is (none is made here).
-    if (!fs::exists(file, ec) && fs::exists(restart_dir + "/" + io::kDirectoryLockName, ec))
-      io::DirectoryLock probe(restart_dir, "--restart");
+    // A run still going there, before its first checkpoint: named, not taken for a directory
+    // that is no run's (the claim is probed, not taken: no lock file is made or written).
+    if (!fs::exists(file, ec)) io::require_directory_unclaimed(restart_dir, "--restart");
     if (!fs::exists(file, ec))
       throw std::invalid_argument("--restart " + restart_dir + ": no " + kCheckpointName +
                                   " there (a run writes it when it ends or stops, and with "
