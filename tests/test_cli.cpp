@@ -113,6 +113,8 @@ TEST(Cli, BadArgumentsExitTwoWithOneLine) {
       {"run --t-end -1e-9", "invalid --t-end -1e-9 (must be >= 0)"},  // the value as given
       {"run --t-end -1/8", "invalid --t-end -1/8 (must be >= 0)"},    // (-0.125 before)
       {"run --output-every -1/32", "invalid --output-every -1/32 (must be > 0)"},
+      {"run --output-every 1/1e10", "invalid --output-every 1/1e10 (more than 1e9 outputs"},
+      {"run --dt 1/1e13", "invalid --dt 1/1e13 (more than 1e12 steps to --t-end)"},
       {"run --theta 0", "--theta"},
       // Group and leaf sizes past 2^16 (float32 index masks of the SIMD kernels from 2^24).
       {"run --n-group 100000", "invalid --n-group 100000 (must be >= 1 and <= 65536)"},
@@ -718,9 +720,16 @@ TEST(Cli, StepLongerThanAQuarterOfTheDynamicalTimeRunsWithAWarning) {
                 (d / "k").string(),
             d);
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("; with a margin, try --dt 0.0009765625 = 1/1024, or --eta 0.00"),
+  EXPECT_NE(r.err.find("; with a margin, try --dt 0.0009765625 = 1/1024, or --eta 0.003)"),
             std::string::npos)
       << r.err;
+  // One digit as the decimal it reads (0.009000000000000001 was said; a review).
+  r = hoshi(
+      "run --ic kepler --eccentricity 0.75 --softening 0.03 --dt 1/16 --t-end 0 --quiet "
+      "--overwrite --out " +
+          (d / "k").string(),
+      d);
+  EXPECT_NE(r.err.find(", or --eta 0.009)"), std::string::npos) << r.err;
   // The default --dt auto takes that step, and says why (with --quiet too).
   r = hoshi(
       "run --ic kepler --eccentricity 0.99 --softening 0 --t-end 0.5 --quiet --overwrite "
@@ -872,6 +881,27 @@ TEST(Cli, RunWarnsWhenTheStepIsOutgrownDuringTheRun) {
   r = hoshi("run --ic kepler --eccentricity 0.9 --t-end 20 --quiet --out " + (d / "k").string(), d);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  // Block steps: the limit is the particles' criterion at the smallest level, said as such (it
+  // said the steps no longer resolved encounters, at 0.21 of the measure; a review).
+  r = hoshi(collapse + "--levels 2 --dt 1/128 --t-end 1.25 --quiet --out " + (d / "b").string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("the particle of max|a| now wants a shorter step than the smallest "
+                       "level's (--eta 0.2 of that scale; the limit allows the smallest step up "
+                       "to "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("no longer resolve"), std::string::npos) << r.err;
+  // And so does --dt auto's note where it shortens the base step for it.
+  r = hoshi(
+      "run -n 1024 --solver direct --levels 2 --eta 0.05 --t-end 0 --out " + (d / "a").string(), d);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("--dt auto: 0.001953125 = 1/512 (the default 0.0078125: its smallest "
+                       "level's step dt / 2^1 = 0.00390625 is "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(", above the particles' criterion --eta 0.05 of it), 0 steps"),
+            std::string::npos)
+      << r.out;
 }
 
 // Steps that follow the orbits but not the encounters within the softening: a Plummer sphere of
@@ -2007,6 +2037,11 @@ TEST(Cli, RunTimesTakeFractionsAsTheStepDoes) {
   // A restart to a later end given as a fraction continues the same schedule.
   ASSERT_EQ(hoshi("run --restart " + (d / "frac").string() + " --t-end 3/16 --quiet", d).status, 0);
   EXPECT_EQ(rows(), 8);
+  // An end before the checkpoint's time, said as given and as the number it is.
+  const Result early = hoshi("run --restart " + (d / "frac").string() + " --t-end 1/16 --quiet", d);
+  EXPECT_EQ(early.status, 2);
+  EXPECT_NE(early.err.find("--t-end 1/16 = 0.0625 is not after the time 0.1875"), std::string::npos)
+      << early.err;
   EXPECT_TRUE(fs::exists(d / "frac" / "snapshot_003.hdf5"));
 }
 

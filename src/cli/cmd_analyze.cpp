@@ -507,8 +507,7 @@ int cmd_analyze(int argc, char** argv) {
   if (!without_time.empty())
     std::cerr << "hoshi analyze: note: " << files_record(without_time)
               << " no time (CSV): their time column is 0 (a run's snapshot_NNN.csv is at the first "
-                 "step at or after NNN times its --snapshot-every; its energy.csv has the steps' "
-                 "times)\n";
+                 "step at or after NNN times its --snapshot-every; HDF5 snapshots record it)\n";
   if (!without_G.empty())
     std::cerr << "hoshi analyze: note: " << files_record(without_G)
               << " no units or G: G = 1 was assumed for "

@@ -112,7 +112,8 @@ void add_run_options(cxxopts::Options& o) {
                        cxxopts::value<std::string>()->default_value("10"))(
       "dt",
       "fixed time step (a number or a fraction A/B such as 1/1024), or auto: 1/128, or where the "
-      "initial state's limits (a quarter of the shortest dynamical time, 0.3 sqrt(eps/max|a|)) "
+      "initial state's limits (a quarter of the shortest dynamical time, 0.3 sqrt(eps/max|a|); "
+      "with --levels, the smallest level's step within --eta of it) "
       "reject it the power of two the warning "
       "for a given --dt would suggest, stored as chosen for --restart (not with --eta > 0, "
       "which sets every step; a last step that would pass --t-end is shortened to end there)",
@@ -315,6 +316,16 @@ double pericentre_time(const ParticleSet& p, double G, double eps) {
 // The fraction of the softening's measure a suggested step keeps to, a margin below the limit
 // `factor` of it: two thirds, written out as 0.2 for kSofteningStepLimit's 0.3 (2 / 3 * 0.3 is
 // 0.19999999999999998, which could take the power of two below a suggestion of before).
+// e > 0 rounded down to one significant digit, as the decimal it reads: 0.009, where
+// floor(e / 0.001) * 0.001 printed 0.009000000000000001 (a review), and 0.3 for 0.3, whose
+// 0.3 / 0.1 is 2.9999999999999996.
+double one_digit_below(double e) {
+  const double digit = std::pow(10.0, std::floor(std::log10(e)));
+  std::ostringstream s;
+  s << std::setprecision(1) << std::floor(e / digit * (1 + 1e-12)) * digit;
+  return std::stod(s.str());
+}
+
 double suggested_fraction(double factor) {
   return factor == kSofteningStepLimit ? 0.2 : factor * 2 / 3;
 }
@@ -490,9 +501,7 @@ std::string block_alternative(const RunConfig& cfg, const ParticleSet& p) {
     } else if (t.orbits && t.inner_level > 0) {
       // Their steps are at most eta sqrt(eps / |a|) and more than half of it: eta scaled to
       // take the longest to a sixteenth of the dynamical time keeps it below an eighth.
-      const double e = c.level_eta * (t.d.t / 16) / t.inner_step;
-      const double digit = std::pow(10.0, std::floor(std::log10(e)));
-      c.level_eta = std::floor(e / digit) * digit;
+      c.level_eta = one_digit_below(c.level_eta * (t.d.t / 16) / t.inner_step);
     } else if (t.orbits) {
       return "";  // on the base step by their criterion (|a| ~ 0 at a cored centre): --dt
     }
@@ -544,9 +553,7 @@ bool warn_step(const RunConfig& cfg, const ParticleSet& p) {
   } else if (l.eps > 0 && l.scale > 0) {
     // The orbits alone: the --eta whose step at the start is within the suggested one (it said
     // ", or --eta" with no value; an audit), one significant digit, at most 0.2.
-    const double e = std::min(0.2, l.suggest / l.scale);
-    const double digit = std::pow(10.0, std::floor(std::log10(e)));
-    other = ", or --eta " + number_text(std::floor(e / digit) * digit);
+    other = ", or --eta " + number_text(one_digit_below(std::min(0.2, l.suggest / l.scale)));
   }
   std::ostringstream s;
   s << "hoshi run: warning: --dt " << step_excess(l, cfg.dt) << "; ";
@@ -627,6 +634,10 @@ double auto_step(const RunConfig& cfg, const ParticleSet& p, double time_left) {
         << ", too near the particles' criterion " << number_text(l.factor) << " of it";
     else
       s << step_excess(l, kAutoStep);
+    // Block steps: the softening's limit is the particles' criterion, not 0.3 (a review: 0.07
+    // of the scale read as no reason at all).
+    if (!margin && l.levels > 1 && l.softening)
+      s << ", above the particles' criterion --eta " << number_text(l.factor) << " of it";
     s << "), " << number_text(steps) << (steps == 1 ? " step" : " steps") << " to --t-end "
       << number_text(cfg.t_end) << "\n";
     std::cout << s.str();
@@ -653,10 +664,14 @@ void warn_step_outgrown(const RunConfig& cfg, const StepOutgrown& o) {
     s << "the step was " << o.dt / o.scale_at_start << " of it";
   else
     s << "there were no forces";
-  s << "): steps this long no longer resolve encounters within the "
-       "softening and the energy drifts (the limit allows "
-    << (cfg.levels > 1 ? "the smallest step" : "--dt") << " up to "
-    << softening_limit(cfg) * o.scale << "; try ";
+  if (cfg.levels > 1)  // the particles' criterion, not 0.3 (a review)
+    s << "): the particle of max|a| now wants a shorter step than the smallest level's (--eta "
+      << number_text(softening_limit(cfg)) << " of that scale; the limit allows the smallest "
+      << "step up to " << softening_limit(cfg) * o.scale << "; try ";
+  else
+    s << "): steps this long no longer resolve encounters within the softening and the energy "
+         "drifts (the limit allows --dt up to "
+      << softening_limit(cfg) * o.scale << "; try ";
   if (cfg.levels > 1)
     s << "--levels " << levels_for(o.dt, o.scale, cfg.levels, softening_limit(cfg)) << ")\n";
   else
@@ -1619,6 +1634,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
         cfg.solver.G = *g;
         g_given = true;
       }
+    // Said as given (1/1e13 was "invalid --dt 1e-13"; a review); validate(cfg) says numbers.
+    if (!dt_auto && cfg.eta == 0 && cfg.t_end / cfg.dt > 1e12)
+      throw std::invalid_argument("invalid --dt " + r["dt"].as<std::string>() +
+                                  " (more than 1e12 steps to --t-end)");
+    if (cfg.t_end / cfg.output_every > 1e9)
+      throw std::invalid_argument("invalid --output-every " + r["output-every"].as<std::string>() +
+                                  " (more than 1e9 outputs to --t-end)");
     validate(cfg);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(with_source(e));
@@ -1776,8 +1798,11 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     // took no step and rewrote the checkpoint).
     if (!(cfg.t_end - time_tolerance(cfg.t_end) > start.time)) {
       std::ostringstream m;
-      m << std::setprecision(10) << "--t-end " << cfg.t_end << " is not after the time "
-        << start.time << " of " << file
+      // A fraction as given, and the number it is (1/3: 0.3333333333).
+      const std::string given_end = r["t-end"].as<std::string>();
+      m << std::setprecision(10) << "--t-end " << given_end;
+      if (given_end.find('/') != std::string::npos) m << " = " << cfg.t_end;
+      m << " is not after the time " << start.time << " of " << file
         << (cfg.t_end > start.time ? " by more than the run's time tolerance, 1e-12 of --t-end"
                                    : "")
         << " (nothing to continue)";
