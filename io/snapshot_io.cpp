@@ -141,6 +141,17 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.units = d.units;
       out.units_known = d.units_known;
       out.note = gas_note(d.skipped_gas);
+      // A units file named after the stem (d.param for d.tipsy) is not this file's (a ChaNGa
+      // RUN.param is a whole run's settings); said, as its units were silently not taken (an
+      // audit: masses 43007 times off after a conversion).
+      if (!d.units_known) {
+        const std::filesystem::path stem = std::filesystem::path(path).replace_extension(".param");
+        std::error_code ec;
+        if (stem.string() != path + ".param" && std::filesystem::is_regular_file(stem, ec))
+          out.note += (out.note.empty() ? "" : "; ") + std::string("no units file ") + path +
+                      ".param; " + stem.string() +
+                      " is not read (copy it there if it holds this file's units)";
+      }
       break;
     }
     case SnapshotFormat::gadget: {

@@ -1604,6 +1604,13 @@ TEST(Cli, ForcesTakeTheSofteningTheFileRecords) {
                       "overrides)"),
             std::string::npos)
       << note;
+  // The kernel the file records, and a --kernel taken instead (the note gave the given one as
+  // the file's; an audit).
+  const auto [spline, spline_note] = forces("k.csv", " --kernel spline");
+  EXPECT_NE(spline_note.find(" records: 0.05 (plummer kernel; --kernel spline taken; --softening "
+                             "overrides)"),
+            std::string::npos)
+      << spline_note;
   EXPECT_EQ(recorded, forces("b.csv", " --softening 0.05").first);
   EXPECT_NE(recorded, forces("c.csv", " --softening 0").first);
   // "auto", the default --help shows, given explicitly, is the recorded softening too.

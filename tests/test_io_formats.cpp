@@ -647,6 +647,19 @@ TEST(IoTipsy, AFileWithoutUnitsRemovesTheReplacedFilesParam) {
   EXPECT_EQ(d.particles.m[3], double(float(p.m[3])));
 }
 
+// A units file named after the stem (d.param for d.tipsy) is not read, and said not to be (it
+// was silently not read: a conversion after it took masses 43007 times off; an audit).
+TEST(IoTipsy, AUnitsFileNamedAfterTheStemIsSaidNotToBeRead) {
+  ScratchDir dir("tipsy");
+  write_tipsy(dir.file("d.tipsy"), test::sample_particles(10), 0.0, units_galaxy());
+  EXPECT_EQ(load_snapshot(dir.file("d.tipsy")).note, "");
+  std::filesystem::rename(dir.file("d.tipsy.param"), dir.file("d.param"));
+  const LoadedSnapshot s = load_snapshot(dir.file("d.tipsy"));
+  EXPECT_FALSE(s.units_known);
+  EXPECT_EQ(s.note, "no units file " + dir.file("d.tipsy") + ".param; " + dir.file("d.param") +
+                        " is not read (copy it there if it holds this file's units)");
+}
+
 // A run's tipsy snapshots share one units file, OUT/snapshot.param (yt refuses a directory with
 // two *.param, and a run wrote one per snapshot): a run's snapshot (snapshot_NNN.tipsy, or a
 // link to one) without its own PATH.param takes it; no other file does (a converted file

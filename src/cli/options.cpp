@@ -685,6 +685,13 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
                                 " (must be >= 0; give --softening)");
   c.eps = *eps;
   take_kernel(r, params, path, c);
+  // What the file records, and the --kernel taken instead where it differs (the note said the
+  // given kernel as the file's; an audit).
+  const io::ParamValue* k = io::find_param(params, "kernel");
+  const std::string recorded = k ? io::to_string(*k) : "";
+  if (!recorded.empty() && recorded != to_string(c.softening))
+    return number_text(*eps) + " (" + recorded + " kernel; --kernel " + to_string(c.softening) +
+           " taken";
   return number_text(*eps) + " (" + to_string(c.softening);
 }
 
