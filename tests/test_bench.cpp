@@ -217,6 +217,39 @@ TEST(Bench, AFailedWriteToStandardOutputIsAFailure) {
   }
 }
 
+// A closed pipe (`| head -1`) is such a failed write, not a death by SIGPIPE: the tables' files
+// are written all the same (they were lost, status 141; an audit). Standard output here is a
+// pipe whose reading end is closed before the command starts, so its first write fails.
+TEST(Bench, AClosedPipeStillWritesTheCsvFiles) {
+  const fs::path dir = scratch_dir("bench_pipe");
+  for (const std::string args :
+       {"bench -n 200,300,400 --repeat 1 --peak-gflops 1 --csv " + (dir / "b.csv").string(),
+        "accuracy -n 2000 --targets 100 --theta 0.4,0.6,0.8 --csv " + (dir / "a.csv").string() +
+            " --errors " + (dir / "e.csv").string()}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ::close(fds[0]);
+    const std::string cmd = "exec " + std::string(HOSHI_EXE) + " " + args + " 2>/dev/null";
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::dup2(fds[1], 1);
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << args << ": signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 1) << args;  // the failed write, said
+  }
+  for (const char* f : {"b.csv", "a.csv", "e.csv"}) {
+    std::ifstream in(dir / f);
+    std::string header, row;
+    EXPECT_TRUE(std::getline(in, header) && std::getline(in, row)) << f;
+  }
+}
+
 // A run's snapshot is timed with the softening and kernel the run used, as hoshi forces and
 // accuracy take them (bench timed eps 0), unless --softening is given.
 TEST(Bench, AParticleFileIsTimedWithTheSofteningItRecords) {

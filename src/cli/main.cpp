@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -186,11 +187,17 @@ int main(int argc, char** argv) {
       if ((help || std::strcmp(c.name, "run") != 0) &&
           (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
         std::cerr << "hoshi " << c.name
-                  << ": error: write to standard output failed (disk full?)\n";
+                  << ": error: write to standard output failed (a closed pipe or a full disk; "
+                     "its output files, if any, were written)\n";
         return failed(1);
       }
       return status;
     };
+    // A closed pipe (`hoshi accuracy ... | head -3`) is a failed write to standard output, said
+    // at the end, not a death by SIGPIPE: the command's files (--csv, --errors) are still
+    // written (they were lost, status 141; an audit). hoshi run stops on it with a checkpoint
+    // (its own handler).
+    if (std::strcmp(c.name, "run") != 0) std::signal(SIGPIPE, SIG_IGN);
     try {
       return written(c.fn(argc - 1, argv + 1), false);
     } catch (const hoshi::cli::HelpShown&) {
