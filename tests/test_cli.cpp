@@ -514,6 +514,27 @@ TEST(Cli, GadgetOutputIsFloatWith32BitIdsUnlessChosen) {
 // accuracy: --csv and --errors naming one file in two spellings ("x.csv", "./x.csv") passed the
 // same-file check, and the errors file then replaced the table; --solver and --precision, which
 // it ignored, are refused.
+// A force beyond float32 names the row and advises what accuracy takes (it advised --solver
+// direct --precision double, which accuracy refuses; an audit).
+TEST(Cli, AccuracyNonFiniteForceNamesTheRowAndItsRemedy) {
+  const fs::path d = scratch();
+  std::string csv = "id,x,y,z,vx,vy,vz,m\n";
+  for (int i = 0; i < 64; ++i)
+    csv += std::to_string(i) + "," + std::to_string(std::sin(7.0 * i)) + "," +
+           std::to_string(std::cos(3.0 * i)) + "," + std::to_string(std::sin(1.3 * i + 1)) +
+           ",0,0,0,0.01\n";
+  csv += "64,0.1,0.1,0.1,0,0,0,0.01\n65,0.100000000001,0.1,0.1,0,0,0,0.01\n";
+  write(d / "near.csv", csv);
+  const Result r = hoshi("accuracy --ic " + (d / "near.csv").string() +
+                             " --targets 0 --criterion barnes94 --walk group --theta 0.5",
+                         d);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("use --softening > 0) [the row barnes94, order 2, walk group, theta 0.5]"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("--solver"), std::string::npos) << r.err;
+}
+
 TEST(Cli, AccuracyRefusesOneFileTwiceAndOptionsItIgnores) {
   const fs::path d = scratch();
   const std::string cd = "cd " + d.string() + " && ";

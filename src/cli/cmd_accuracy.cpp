@@ -268,9 +268,18 @@ int cmd_accuracy(int argc, char** argv) {
               // next, with the relative evaluation's |a_old|, as in a run's steps.
               if (crit == Criterion::relative) st = solver->compute(q);
             } catch (const std::invalid_argument& e) {
-              // A force beyond float32, coincident particles: about the file's particles.
-              if (is_model(ic)) throw;
-              throw std::invalid_argument(ic + ": " + e.what());
+              // A force beyond float32, coincident particles: about the file's particles, and
+              // this row's settings. accuracy measures the float32 tree: the solvers' advice of
+              // --solver direct --precision double is no option here (an audit).
+              std::string what = e.what();
+              const std::string other = " or --solver direct --precision double";
+              if (const auto at = what.find(other); at != std::string::npos)
+                what.erase(at, other.size());
+              what += " [the row " + to_string(used.tree.criterion) + ", order " +
+                      std::to_string(order) + ", walk " + to_string(used.tree.walk) + ", " +
+                      (rel ? "alpha " : "theta ") +
+                      number_text(rel ? used.tree.alpha : used.tree.theta) + "]";
+              throw std::invalid_argument(is_model(ic) ? what : ic + ": " + what);
             }
             TargetErrors te = target_errors(q, targets, ref);
             // The shortest exact text: "%g" gave 0.1234567 and 0.1234568 one label, whose
