@@ -250,6 +250,22 @@ TEST(Bench, AClosedPipeStillWritesTheCsvFiles) {
   }
 }
 
+// Options a row's forces do not read are said, per -n, once each (bench said nothing; an audit).
+TEST(Bench, OptionsARowDoesNotReadAreSaid) {
+  const CliRun r = hoshi(
+      "bench -n 200,5000 --theta 0.3 --criterion barnes94 --alpha 0.01 --repeat 1 "
+      "--peak-gflops 1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("note: -n 200: --theta, --criterion, --alpha unused: the forces are a "
+                       "direct sum"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("note: -n 5000: --alpha unused: it is the relative criterion's (the "
+                       "forces' is barnes94)"),
+            std::string::npos)
+      << r.out;
+}
+
 // A run's snapshot is timed with the softening and kernel the run used, as hoshi forces and
 // accuracy take them (bench timed eps 0), unless --softening is given.
 TEST(Bench, AParticleFileIsTimedWithTheSofteningItRecords) {

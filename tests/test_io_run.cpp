@@ -1202,6 +1202,20 @@ TEST(IoRun, RunRecordsTheResolvedForcesAndNotesWhatItDoesNotUse) {
       << test::read_all(log);
   EXPECT_NE(test::read_all(log).find("multiply theirs by 2 "), std::string::npos)
       << test::read_all(log);
+  const std::string ulog = dir.file("ulog");
+  // A tree's settings that its criterion or walk does not read (--alpha with barnes94,
+  // --n-group with the per-particle walk: the same forces, unsaid; an audit).
+  ASSERT_EQ(hoshi(base + dir.file("U") +
+                      " --solver tree --backend cpu --criterion barnes94 --alpha 0.001 --walk "
+                      "particle --n-group 8",
+                  ulog),
+            0)
+      << test::read_all(ulog);
+  EXPECT_NE(test::read_all(ulog).find("note: --alpha unused: it is the relative criterion's (the "
+                                      "forces' is barnes94); --n-group unused: the group walk's "
+                                      "(the forces' walk is particle)"),
+            std::string::npos)
+      << test::read_all(ulog);
 }
 
 // A checkpoint whose model parameters a later version no longer takes (halo_r_cut of the disk

@@ -139,6 +139,21 @@ int cmd_bench(int argc, char** argv) {
     require_distinct_positions_in(first, config.eps, ic);
   }
   if (from_file) make_solver(config, first.size());
+  // Options the forces of a row do not read, as forces and run say them, once per text (-n
+  // 2000,20000 --theta 0.3: the direct row's note; an audit).
+  {
+    std::vector<std::string> said;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      const std::size_t n = from_file ? first.size() : sizes[k];
+      const std::string unused = unused_tree_options(r, config, n);
+      if (unused.empty() || std::find(said.begin(), said.end(), unused) != said.end()) continue;
+      said.push_back(unused);
+      std::cerr << "hoshi bench: note: "
+                << (sizes.size() > 1 && !from_file ? "-n " + std::to_string(n) + ": "
+                                                   : std::string())
+                << unused << "\n";
+    }
+  }
   const bool measured = peak == 0;
   if (measured) peak = measure_peak_gflops(threads);
 

@@ -345,7 +345,25 @@ std::string given_options(const cxxopts::ParseResult& r, std::initializer_list<c
 std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
                                 std::size_t n) {
   const std::string forces = describe_forces(c, n);  // "direct cpu float32 ..."
-  if (forces.rfind("direct", 0) != 0) return "";
+  if (forces.rfind("direct", 0) != 0) {
+    // A tree: the settings its criterion or walk does not read (an audit: --alpha with
+    // barnes94, --n-group with the per-particle walk gave the same forces, unsaid).
+    const auto field = [&](const std::string& key) {  // "criterion=relative" -> "relative"
+      const std::size_t at = forces.find(" " + key + "=");
+      if (at == std::string::npos) return std::string();
+      const std::size_t from = at + key.size() + 2;
+      return forces.substr(from, forces.find(' ', from) - from);
+    };
+    std::string notes;
+    const auto add = [&](const std::string& note) { notes += (notes.empty() ? "" : "; ") + note; };
+    if (field("criterion") != "relative" && !given_options(r, {"alpha"}).empty())
+      add("--alpha unused: it is the relative criterion's (the forces' is " + field("criterion") +
+          ")");
+    if (const std::string g = given_options(r, {"n-group", "local-ratio"});
+        field("walk") == "particle" && !g.empty())
+      add(g + " unused: the group walk's (the forces' walk is particle)");
+    return notes;
+  }
   const std::size_t crossover =
       direct_tree_crossover_n(forces.rfind("direct cuda", 0) == 0 ? Backend::cuda : Backend::cpu);
   const std::string unused = given_options(

@@ -78,7 +78,9 @@ bool softening_given(const cxxopts::ParseResult& r);
 std::string given_options(const cxxopts::ParseResult& r, std::initializer_list<const char*> keys);
 
 // "--theta, --alpha unused: the forces are a direct sum (--solver auto below N = 4096)" when
-// tree options were given (not "auto") but `c` sums N particles directly; else "".
+// tree options were given (not "auto") but `c` sums N particles directly; for a tree, "--alpha
+// unused: ..." with a geometric criterion and "--n-group, --local-ratio unused: ..." with the
+// per-particle walk (joined by "; "); else "".
 std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfig& c,
                                 std::size_t n);
 
