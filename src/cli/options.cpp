@@ -347,7 +347,9 @@ std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfi
   const std::string forces = describe_forces(c, n);  // "direct cpu float32 ..."
   if (forces.rfind("direct", 0) != 0) {
     // A tree: the settings its criterion or walk does not read (an audit: --alpha with
-    // barnes94, --n-group with the per-particle walk gave the same forces, unsaid).
+    // barnes94, --n-group with the per-particle walk gave the same forces, unsaid), which are
+    // those describe_forces leaves out: alpha (the relative criterion's), local_ratio (the CPU
+    // group walk's, with its n_group; the CUDA group mode's groups are fixed warps).
     const auto field = [&](const std::string& key) {  // "criterion=relative" -> "relative"
       const std::size_t at = forces.find(" " + key + "=");
       if (at == std::string::npos) return std::string();
@@ -356,12 +358,13 @@ std::string unused_tree_options(const cxxopts::ParseResult& r, const SolverConfi
     };
     std::string notes;
     const auto add = [&](const std::string& note) { notes += (notes.empty() ? "" : "; ") + note; };
-    if (field("criterion") != "relative" && !given_options(r, {"alpha"}).empty())
+    if (field("alpha").empty() && !given_options(r, {"alpha"}).empty())
       add("--alpha unused: it is the relative criterion's (the forces' is " + field("criterion") +
           ")");
     if (const std::string g = given_options(r, {"n-group", "local-ratio"});
-        field("walk") == "particle" && !g.empty())
-      add(g + " unused: the group walk's (the forces' walk is particle)");
+        field("local_ratio").empty() && !g.empty())
+      add(g + " unused: the group walk's (the forces' walk is " + field("walk") +
+          (field("walk") == "group" ? " on CUDA, whose groups are warps)" : ")"));
     return notes;
   }
   const std::size_t crossover =
