@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,8 @@ struct SnapshotInfo {
   double G = 0;          // the run's gravitational constant in these units (0: units.G())
   ParamList parameters;  // written into /Parameters
   ParamList state;       // run state of a checkpoint, written into /RunState when not empty
+  // read (hoshi ic, bench, accuracy): a Gadget-4 or AREPO file's softening (io::LoadedSnapshot)
+  std::optional<GadgetSoftening> gadget_softening;
 };
 
 struct SnapshotData {

@@ -17,6 +17,16 @@ using ParamValue = std::variant<std::int64_t, double, std::string>;
 // Parameters in a fixed order (the order they are printed and written).
 using ParamList = std::vector<std::pair<std::string, ParamValue>>;
 
+// The softening a Gadget-4 or AREPO run recorded for the particle types a file holds
+// (io::gadget_softening): `eps` where every type has the same one, and where it came from
+// ("Gadget-4's SofteningComovingClass1 for PartType1") or, without `eps`, the softenings by
+// type ("PartType1 0.044, PartType2 0.1"). Gadget's kernel is its cubic spline.
+struct GadgetSoftening {
+  std::string code;  // "Gadget-4" or "AREPO"
+  std::optional<double> eps;
+  std::string text;
+};
+
 // "1000", "0.5", "plummer": the value as text, doubles with 17 significant digits.
 std::string to_string(const ParamValue& v);
 

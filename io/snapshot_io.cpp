@@ -102,6 +102,10 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.units = d.info.units;
       out.units_known = d.info.units_known;
       out.parameters = std::move(d.info.parameters);
+      // A Gadget-4 or AREPO run's softening, by the types it holds (hoshi's own files keep
+      // theirs as softening and kernel: their particles are all PartType1, whatever their type).
+      if (hdf5_code(path) != "hoshi")
+        out.gadget_softening = gadget_softening(out.parameters, d.loaded, out.time, path);
       // The recorded G (snapshot_G): one that is not a number > 0 was skipped without a word,
       // and a -G 2 run's particles were taken with G = 1. Gadget-4's GravityConstantInternal 0
       // means "from the units".
@@ -173,6 +177,124 @@ LoadedSnapshot load_snapshot(const std::string& path) {
                     "nothing to load: no collisionless particles" +
                         (out.note.empty() ? std::string() : " (" + out.note + ")"));
   return out;
+}
+
+namespace {
+// "A", "A and B", "A, B and C".
+std::string spoken_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    out += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
+  return out;
+}
+// "A, B, C".
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+}  // namespace
+
+std::optional<GadgetSoftening> gadget_softening(const ParamList& params,
+                                                const std::vector<std::uint64_t>& loaded,
+                                                double time, const std::string& path) {
+  struct Scheme {
+    const char* code;
+    const char* of_type;   // the class of particle type t
+    const char* comoving;  // a class's (comoving) softening
+    const char* max_phys;  // its physical limit in a comoving run
+  };
+  constexpr Scheme kSchemes[] = {
+      {"Gadget-4", "SofteningClassOfPartType", "SofteningComovingClass", "SofteningMaxPhysClass"},
+      {"AREPO", "SofteningTypeOfPartType", "SofteningComovingType", "SofteningMaxPhysType"}};
+  constexpr int kMaxTypes = 8, kMaxClasses = 64;
+  for (const Scheme& sc : kSchemes) {
+    bool named = false;
+    for (int t = 0; t < kMaxTypes && !named; ++t)
+      named = find_param(params, sc.of_type + std::to_string(t)) != nullptr;
+    if (!named) continue;
+    const auto number = [&](const std::string& key, bool integer) -> std::optional<double> {
+      const ParamValue* v = find_param(params, key);
+      if (!v) return std::nullopt;
+      const std::optional<double> x = to_number(*v);
+      if (!x || !std::isfinite(*x) || *x < 0 ||
+          (integer && (*x != std::floor(*x) || *x >= kMaxClasses)))
+        throw_bad_field(path, "/Parameters/" + key, to_string(*v),
+                        integer ? std::string("a softening class: an integer 0 to ") +
+                                      std::to_string(kMaxClasses - 1)
+                                : std::string("a softening: must be a number >= 0; give "
+                                              "--softening"));
+      return x;
+    };
+    const ParamValue* on = find_param(params, "ComovingIntegrationOn");
+    const bool comoving = on && to_number(*on).value_or(0) != 0;
+    GadgetSoftening out;
+    out.code = sc.code;
+    std::vector<std::pair<double, std::vector<std::string>>> by_eps;  // in type order
+    std::vector<std::pair<std::string, std::vector<std::string>>> from;
+    for (std::size_t t = 0; t < loaded.size(); ++t) {
+      if (loaded[t] == 0) continue;
+      const std::string type = "PartType" + std::to_string(t);
+      const std::string of_type = sc.of_type + std::to_string(t);
+      const std::optional<double> c = number(of_type, true);
+      if (!c) {
+        out.text = std::string(sc.code) + " softening classes without " + of_type +
+                   " for the particles of " + type;
+        return out;
+      }
+      const std::string cls = std::to_string(static_cast<int>(*c));
+      const std::string key = sc.comoving + cls;
+      const std::optional<double> eps_c = number(key, false);
+      if (!eps_c) {
+        out.text = std::string(sc.code) + " softening classes without " + key + " for " + type;
+        return out;
+      }
+      double eps = *eps_c;
+      std::string source = std::string(sc.code) + "'s " + key;
+      if (comoving) {  // Gadget-4 (set_softenings): comoving, at most max_phys physical
+        const std::string max_key = sc.max_phys + cls;
+        const std::optional<double> max_phys = number(max_key, false);
+        if (!max_phys || !(time > 0)) {
+          out.text = std::string(sc.code) + " comoving run without " +
+                     (max_phys ? "a scale factor > 0 (Time " + number_text(time) + ")"
+                               : max_key + " for " + type);
+          return out;
+        }
+        if (eps * time > *max_phys) {
+          eps = *max_phys / time;
+          source = std::string(sc.code) + "'s " + max_key + " / a (" + number_text(*max_phys) +
+                   " / " + number_text(time) + ")";
+        }
+      }
+      auto e =
+          std::find_if(by_eps.begin(), by_eps.end(), [&](const auto& x) { return x.first == eps; });
+      if (e == by_eps.end())
+        by_eps.push_back({eps, {type}});
+      else
+        e->second.push_back(type);
+      auto f =
+          std::find_if(from.begin(), from.end(), [&](const auto& x) { return x.first == source; });
+      if (f == from.end())
+        from.push_back({source, {type}});
+      else
+        f->second.push_back(type);
+    }
+    if (by_eps.empty()) return std::nullopt;  // no particles (the loader refuses the file)
+    if (by_eps.size() == 1) {
+      out.eps = by_eps.front().first;
+      std::vector<std::string> said;
+      for (const auto& [source, types] : from)
+        said.push_back(source + " for " + spoken_list(types));
+      out.text = spoken_list(said);
+    } else {
+      std::vector<std::string> said;
+      for (const auto& [eps, types] : by_eps)
+        said.push_back(spoken_list(types) + " " + number_text(eps));
+      out.text = std::string(sc.code) + " softenings by type: " + joined(said);
+    }
+    return out;
+  }
+  return std::nullopt;
 }
 
 double snapshot_G(const LoadedSnapshot& s, double fallback) {

@@ -2,8 +2,10 @@
 // reading/writing with the time, units and parameters each format can carry.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/particle_set.hpp"
 #include "io/hdf5_snapshot.hpp"
@@ -37,6 +39,8 @@ struct LoadedSnapshot {
   // a units file, io::tipsy_units_file).
   bool units_known = false;
   ParamList parameters;
+  // A Gadget-4 or AREPO run's softening (gadget_softening), for a file that is not hoshi's.
+  std::optional<GadgetSoftening> gadget_softening;
   SnapshotFormat format = SnapshotFormat::hdf5;
   std::string note;  // what was skipped (gas), or empty
 };
@@ -45,6 +49,23 @@ struct LoadedSnapshot {
 // std::invalid_argument "FILE: field F: value V (why)" for bad input, also when the format
 // cannot be recognised.
 LoadedSnapshot load_snapshot(const std::string& path);
+
+// The one softening a Gadget-4 or AREPO run gave the particle types a file holds, from its
+// /Parameters: type t's class c = SofteningClassOfPartType<t> (AREPO: SofteningTypeOfPartType<t>),
+// its softening SofteningComovingClass<c> (SofteningComovingType<c>), in a run with
+// ComovingIntegrationOn limited to SofteningMaxPhysClass<c> / a with a = `time`, the scale factor
+// (Gadget-4's rule, in comoving units: the positions' units). Gadget's forces use its cubic spline
+// kernel, with this Plummer-equivalent length (hoshi's --kernel spline). `loaded`: particles per
+// type. nullopt when the file names no softening class (not such a run's file); otherwise `eps`
+// is the softening where every loaded type has the same one, and `text` says where it came from
+// ("Gadget-4's SofteningComovingClass1 for PartType1 and PartType2") or why none was taken
+// ("PartType1 0.044, PartType2 0.1": a softening per type, and hoshi takes one for all;
+// io::GadgetSoftening, io/parameters.hpp). A
+// value that is not a number >= 0 (a class that is not an integer 0..63) throws
+// std::invalid_argument naming `path` and the field.
+std::optional<GadgetSoftening> gadget_softening(const ParamList& params,
+                                                const std::vector<std::uint64_t>& loaded,
+                                                double time, const std::string& path);
 
 // The gravitational constant the particles were made with: the run's G as hoshi records it
 // (/Parameters GravityConstantInternal or G), else that of the file's units (HDF5 /Units;

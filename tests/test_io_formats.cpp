@@ -408,6 +408,108 @@ TEST(IoHdf5, ReadsSwiftStyleMultiTypeFilesSkippingGas) {
   EXPECT_EQ(d.info.time, 0.5);
 }
 
+// A Gadget-4 or AREPO run's softening (its /Parameters) for the types the file holds: one for
+// every loaded type, or none with the softenings by type said; in a comoving run limited to
+// max_phys / a; gas (skipped) does not count; a bad value is an error naming the field.
+TEST(IoHdf5, GadgetSofteningOfTheLoadedTypes) {
+  ScratchDir dir("h5");
+  const std::string path = dir.file("g.hdf5");
+  write_multi_type(path);  // types 1 (4 particles), 4 (3) and 6 (2), gas skipped; Time 0.5
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Gclose(H5Gcreate2(f, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Fclose(f);
+  }
+  EXPECT_FALSE(load_snapshot(path).gadget_softening);  // names no softening class
+  const auto set = [&](const char* key, double v) {
+    test::set_hdf5_double(path, "Parameters", key, v);
+  };
+  set("SofteningClassOfPartType0", 3);  // gas: another class, not loaded
+  set("SofteningComovingClass3", 0.5);
+  for (const char* t :
+       {"SofteningClassOfPartType1", "SofteningClassOfPartType4", "SofteningClassOfPartType6"})
+    set(t, 1);
+  set("SofteningComovingClass1", 0.044);
+  set("SofteningMaxPhysClass1", 0.01);
+  std::optional<GadgetSoftening> g = load_snapshot(path).gadget_softening;
+  ASSERT_TRUE(g && g->eps);
+  EXPECT_EQ(*g->eps, 0.044);
+  EXPECT_EQ(g->code, "Gadget-4");
+  EXPECT_EQ(g->text, "Gadget-4's SofteningComovingClass1 for PartType1, PartType4 and PartType6");
+  // Comoving at a = 0.5: min(0.044, 0.01 / 0.5) in comoving units.
+  set("ComovingIntegrationOn", 1);
+  g = load_snapshot(path).gadget_softening;
+  ASSERT_TRUE(g && g->eps);
+  EXPECT_EQ(*g->eps, 0.01 / 0.5);
+  EXPECT_EQ(g->text,
+            "Gadget-4's SofteningMaxPhysClass1 / a (0.01 / 0.5) for PartType1, PartType4 and "
+            "PartType6");
+  set("SofteningMaxPhysClass1", 0.05);  // 0.044 a = 0.022 < 0.05: the comoving one
+  EXPECT_EQ(*load_snapshot(path).gadget_softening->eps, 0.044);
+  set("ComovingIntegrationOn", 0);
+  // A class per type: none taken, the softenings said.
+  set("SofteningClassOfPartType4", 2);
+  set("SofteningComovingClass2", 0.1);
+  g = load_snapshot(path).gadget_softening;
+  ASSERT_TRUE(g);
+  EXPECT_FALSE(g->eps);
+  EXPECT_EQ(g->text, "Gadget-4 softenings by type: PartType1 and PartType6 0.044, PartType4 0.1");
+  set("SofteningComovingClass2", 0.044);  // two classes, one softening: taken
+  g = load_snapshot(path).gadget_softening;
+  ASSERT_TRUE(g && g->eps);
+  EXPECT_EQ(g->text,
+            "Gadget-4's SofteningComovingClass1 for PartType1 and PartType6 and Gadget-4's "
+            "SofteningComovingClass2 for PartType4");
+  // A loaded type without a class, a class without a softening: none taken.
+  test::remove_hdf5_attribute(path, "Parameters", "SofteningClassOfPartType6");
+  g = load_snapshot(path).gadget_softening;
+  ASSERT_TRUE(g);
+  EXPECT_FALSE(g->eps);
+  EXPECT_EQ(g->text,
+            "Gadget-4 softening classes without SofteningClassOfPartType6 for the "
+            "particles of PartType6");
+  set("SofteningClassOfPartType6", 5);
+  EXPECT_EQ(load_snapshot(path).gadget_softening->text,
+            "Gadget-4 softening classes without SofteningComovingClass5 for PartType6");
+  set("SofteningClassOfPartType6", 1.5);
+  EXPECT_EQ(test::invalid_argument_message([&] { load_snapshot(path); }),
+            path +
+                ": field /Parameters/SofteningClassOfPartType6: value 1.5 (a softening class: "
+                "an integer 0 to 63)");
+  set("SofteningClassOfPartType6", 1);
+  set("SofteningComovingClass1", -1);
+  EXPECT_EQ(test::invalid_argument_message([&] { load_snapshot(path); }),
+            path +
+                ": field /Parameters/SofteningComovingClass1: value -1 (a softening: must be a "
+                "number >= 0; give --softening)");
+  // hoshi's own file keeps its softening as softening and kernel: its types are all PartType1.
+  const std::string own = dir.file("own.hdf5");
+  write_hdf5_snapshot(own, test::sample_particles(8), SnapshotInfo{});
+  test::set_hdf5_double(own, "Parameters", "SofteningClassOfPartType1", 0);
+  test::set_hdf5_double(own, "Parameters", "SofteningComovingClass0", 0.1);
+  EXPECT_FALSE(load_snapshot(own).gadget_softening);
+}
+
+// AREPO names its classes "types": SofteningTypeOfPartType<t>, SofteningComovingType<c>.
+TEST(IoHdf5, ArepoSoftening) {
+  ScratchDir dir("h5");
+  const std::string path = dir.file("a.hdf5");
+  write_multi_type(path);
+  {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Gclose(H5Gcreate2(f, "Parameters", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT));
+    H5Fclose(f);
+  }
+  for (const char* t :
+       {"SofteningTypeOfPartType1", "SofteningTypeOfPartType4", "SofteningTypeOfPartType6"})
+    test::set_hdf5_double(path, "Parameters", t, 0);
+  test::set_hdf5_double(path, "Parameters", "SofteningComovingType0", 0.25);
+  const std::optional<GadgetSoftening> g = load_snapshot(path).gadget_softening;
+  ASSERT_TRUE(g && g->eps);
+  EXPECT_EQ(*g->eps, 0.25);
+  EXPECT_EQ(g->code, "AREPO");
+}
+
 // Masses come from the Masses dataset where a type has one; a nonzero MassTable entry that
 // disagrees with it (Gadget-2's binary reader would have taken the table) is named in the note.
 TEST(IoHdf5, MassesThatDisagreeWithTheMassTableAreNoted) {

@@ -1024,6 +1024,48 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
   for (std::size_t i = 0; i < r1.size(); ++i) EXPECT_NEAR(r2[i], 2 * r1[i], 1e-6 * r2[i]) << i;
 }
 
+// A Gadget-4 run's snapshot (its softening classes in /Parameters): forces takes its one
+// softening with the spline kernel, as given by hand, and says where it came from; ic records
+// it as hoshi's softening and kernel, converted with --units like the positions (Mpc to kpc).
+TEST(IoRun, GadgetRunsSofteningIsTakenAndKeptOnConversion) {
+  ScratchDir dir("run");
+  const std::string log = dir.file("log"), g = dir.file("g4.hdf5");
+  SnapshotInfo info;
+  info.units = units_from_cgs(3.0856775814913673e24, 1.989e43, 1e5);  // Mpc, 1e10 Msun, km/s
+  write_hdf5_snapshot(g, make_plummer(200, 5), info);
+  test::set_hdf5_string(g, "Header", "Code", "GADGET-4");
+  test::set_hdf5_double(g, "Parameters", "SofteningClassOfPartType1", 0);
+  test::set_hdf5_double(g, "Parameters", "SofteningComovingClass0", 0.05);
+  const std::string forces = "forces " + g + " --solver direct --precision double -G 1 --out ";
+  ASSERT_EQ(hoshi(forces + dir.file("a.csv"), log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find(
+                "note: the softening " + g +
+                " records: 0.05 (spline kernel, Gadget-4's SofteningComovingClass0 for PartType1; "
+                "--softening overrides)"),
+            std::string::npos)
+      << test::read_all(log);
+  ASSERT_EQ(hoshi(forces + dir.file("b.csv") + " --softening 0.05 --kernel spline", log), 0);
+  EXPECT_EQ(test::read_all(dir.file("a.csv")), test::read_all(dir.file("b.csv")));
+  ASSERT_EQ(hoshi(forces + dir.file("p.csv") + " --softening 0.05 --kernel plummer", log), 0);
+  EXPECT_NE(test::read_all(dir.file("a.csv")), test::read_all(dir.file("p.csv")));
+  // A length alone: Gadget's spline kernel.
+  ASSERT_EQ(hoshi(forces + dir.file("c.csv") + " --softening 0.05", log), 0);
+  EXPECT_EQ(test::read_all(dir.file("a.csv")), test::read_all(dir.file("c.csv")));
+  EXPECT_NE(test::read_all(log).find(g + " is a Gadget-4 run's, whose kernel is the spline"),
+            std::string::npos)
+      << test::read_all(log);
+  // Converted to hoshi's HDF5 in kpc: softening 50 kpc, spline.
+  const std::string kpc = dir.file("kpc.hdf5");
+  ASSERT_EQ(hoshi("ic --ic " + g + " --units galaxy --out " + kpc, log), 0) << test::read_all(log);
+  const SnapshotData k = read_hdf5_snapshot(kpc);
+  ASSERT_NE(find_param(k.info.parameters, "softening"), nullptr);
+  const double l = info.units.length_cm / units_galaxy().length_cm;  // about 1000
+  EXPECT_DOUBLE_EQ(*to_number(*find_param(k.info.parameters, "softening")), 0.05 * l);
+  ASSERT_NE(find_param(k.info.parameters, "kernel"), nullptr);
+  EXPECT_EQ(to_string(*find_param(k.info.parameters, "kernel")), "spline");
+  EXPECT_DOUBLE_EQ(k.particles.x[0], make_plummer(200, 5).x[0] * l);
+}
+
 // hoshi ic had no --units or -G: a galaxy-units model (what hoshi run --units galaxy starts
 // from) could not be written, and converting a galaxy-units snapshot to Gadget binary or CSV,
 // which carry no units, silently dropped them (read back in henon units: unbound, its forces

@@ -62,7 +62,8 @@ int cmd_accuracy(int argc, char** argv) {
   // sum (they were listed, and any value was refused).
   add_solver_options(o, "auto", /*choose_solver=*/false,
                      "; auto: 0 for a model; with --ic FILE the softening and kernel the file "
-                     "records (a hoshi run's), else 0; a length given keeps the recorded kernel "
+                     "records (a hoshi, Gadget-4 or AREPO run's), else 0; a length given keeps the "
+                     "recorded kernel "
                      "unless --kernel is given");
   add_threads_option(o);
   // Said why, rather than cxxopts's "does not exist".
@@ -186,7 +187,9 @@ int cmd_accuracy(int argc, char** argv) {
   const std::string ic = r["ic"].as<std::string>();
   // A run's snapshot: the softening it ran with (the default 0 measured other forces than the
   // run's: a spline eps 0.05 checkpoint's p999 4.4e-4 instead of 5.5e-4), as analyze --bound.
-  if (!is_model(ic)) take_recorded_softening_and_say("accuracy", r, info.parameters, ic, base);
+  if (!is_model(ic))
+    take_recorded_softening_and_say("accuracy", r, info.parameters, ic, base,
+                                    info.gadget_softening);
   if (!is_model(ic)) require_distinct_positions_in(p, base.eps, ic);  // before the table's header
   const auto targets = sample_targets(p.size(), k, seed_option(r));
   if (targets.size() < 1000)

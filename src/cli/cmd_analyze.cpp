@@ -191,9 +191,11 @@ int cmd_analyze(int argc, char** argv) {
       cxxopts::value<std::string>())(
       "bound", "compute the bound mass (iterative unbinding; uses --solver and --softening)")(
       "overwrite", "replace existing output files");
-  add_solver_options(o, "auto", true,
-                     "; auto: the run's softening and kernel as the snapshot records them, "
-                     "else 0; a length given keeps the recorded kernel unless --kernel is given");
+  add_solver_options(
+      o, "auto", true,
+      "; auto: the run's softening and kernel as the snapshot records them (a hoshi, "
+      "Gadget-4 or AREPO run's), "
+      "else 0; a length given keeps the recorded kernel unless --kernel is given");
   add_threads_option(o);
   o.parse_positional({"snapshots"});
   auto r = parse_options(o, argc, argv);
@@ -374,7 +376,8 @@ int cmd_analyze(int argc, char** argv) {
     // potential than the one it was run in.
     if (bound) {
       // Said for the first snapshot and again whenever a later one records another.
-      if (const std::string said = take_recorded_softening(r, s.parameters, path, snap_cfg);
+      if (const std::string said =
+              take_recorded_softening(r, s.parameters, path, snap_cfg, s.gadget_softening);
           !said.empty()) {
         if (said != last_softening_note)
           std::cerr << "hoshi analyze: --bound with the softening "
@@ -382,9 +385,14 @@ int cmd_analyze(int argc, char** argv) {
                                                     : path + " records: ")
                     << said << "; --softening overrides)\n";
         last_softening_note = said;
+      } else if (!softening_given(r) && s.gadget_softening) {  // a softening per type
+        std::cerr << "hoshi analyze: note: " << no_recorded_softening(path, s.gadget_softening)
+                  << ": the bound mass is that of the unsoftened potential (--softening sets "
+                     "one)\n";
       } else if (!softening_given(r)) {
         without_eps.push_back(path);
-      } else if (const std::string kernel = take_recorded_kernel(r, s.parameters, path, snap_cfg);
+      } else if (const std::string kernel =
+                     take_recorded_kernel(r, s.parameters, path, snap_cfg, s.gadget_softening);
                  !kernel.empty() && kernel.substr(path.size()) != last_kernel_note) {
         std::cerr << "hoshi analyze: --bound: " << kernel << "\n";
         last_kernel_note = kernel.substr(path.size());

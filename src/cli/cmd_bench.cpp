@@ -135,7 +135,7 @@ int cmd_bench(int argc, char** argv) {
   const ParticleSet& first = sets.front();
   if (from_file) {
     // The forces the run that wrote the file computed (bench timed eps 0 on a run's snapshot).
-    take_recorded_softening_and_say("bench", r, info.parameters, ic, config);
+    take_recorded_softening_and_say("bench", r, info.parameters, ic, config, info.gadget_softening);
     require_distinct_positions_in(first, config.eps, ic);
   }
   if (from_file) make_solver(config, first.size());

@@ -28,7 +28,8 @@ int cmd_forces(int argc, char** argv) {
       cxxopts::value<std::string>())("out", "output CSV file", cxxopts::value<std::string>())(
       "overwrite", "replace an existing output file");
   add_solver_options(o, "auto", true,
-                     "; auto: the softening and kernel INPUT records (a hoshi run's), else 0; a "
+                     "; auto: the softening and kernel INPUT records (a hoshi, Gadget-4 or AREPO "
+                     "run's), else 0; a "
                      "length given keeps the recorded kernel unless --kernel is given");
   add_threads_option(o);
   o.parse_positional({"input"});
@@ -62,7 +63,7 @@ int cmd_forces(int argc, char** argv) {
   // analyze --bound take them (forces took the file's G but eps 0: a run's snapshot got
   // unsoftened forces unless its --softening was passed again).
   const std::string& input = r["input"].as<std::string>();
-  take_recorded_softening_and_say("forces", r, meta.parameters, input, cfg);
+  take_recorded_softening_and_say("forces", r, meta.parameters, input, cfg, meta.gadget_softening);
   if (cfg.G != file_G && file_G > 0)
     for (auto* a : {&p.ax, &p.ay, &p.az})
       for (double& v : *a) v *= cfg.G / file_G;

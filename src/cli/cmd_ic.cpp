@@ -36,6 +36,10 @@ void set_file_units(const cxxopts::ParseResult& r, ParticleSet& p, io::SnapshotI
   if (r.count("units")) {
     const io::UnitSystem to = io::parse_units(r["units"].as<std::string>());
     if (info.units_known) {
+      // The recorded softening is a length too (a Gadget-4 file's in Mpc, converted to kpc).
+      const double l = info.units.length_cm / to.length_cm;
+      for (auto& [key, value] : info.parameters)
+        if (const auto eps = io::to_number(value); key == "softening" && eps) value = *eps * l;
       info.time *= io::convert_units(p, info.units, to);
       info.G = io::convert_G(info.G > 0 ? info.G : info.units.G(), info.units, to);
     }  // a file without units keeps the G it records, if any (else that of the units)
@@ -139,6 +143,15 @@ int cmd_ic(int argc, char** argv) {
         info.parameters.emplace_back(k, std::get<std::string>(v));
     }
   } else {
+    // A Gadget-4 or AREPO run's one softening, recorded as hoshi records a run's (softening and
+    // kernel): the converted file holds every type as PartType1, which its classes no longer
+    // tell apart.
+    if (const auto& g = info.gadget_softening;
+        g && g->eps && !io::find_param(info.parameters, "softening")) {
+      info.parameters.emplace_back("softening", *g->eps);
+      if (!io::find_param(info.parameters, "kernel"))
+        info.parameters.emplace_back("kernel", std::string("spline"));
+    }
     set_file_units(r, p, info);
   }
   if (flag(r, "renumber-ids"))

@@ -283,8 +283,9 @@ void add_solver_options(cxxopts::Options& o, const std::string& default_eps, boo
       "kernel",
       std::string("softening kernel: plummer or spline (Gadget cubic spline, Newtonian beyond "
                   "2.8 eps)") +
-          (default_eps == "auto" ? "; for a particle file that records one (a hoshi run's), "
-                                   "that kernel unless --kernel is given"
+          (default_eps == "auto" ? "; for a particle file that records one (a hoshi run's; "
+                                   "Gadget-4's and AREPO's: spline), that kernel unless "
+                                   "--kernel is given"
                                  : ""),
       cxxopts::value<std::string>()->default_value("plummer"))(
       "theta",
@@ -671,6 +672,7 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
     info->units = meta.units;
     info->units_known = meta.units_known;
     info->parameters = meta.parameters;  // the run's settings and its G, where hoshi wrote them
+    info->gadget_softening = meta.gadget_softening;
     info->G = tipsy_g1 ? given_G(r).value_or(1.0)
                        : io::snapshot_G(meta, 0.0);  // 0: none recorded, none written
   }
@@ -679,11 +681,18 @@ ParticleSet initial_conditions(const cxxopts::ParseResult& r, io::SnapshotInfo* 
 
 namespace {
 
-// The kernel a file records, unless --kernel is given: whether it was taken.
+// The kernel a file records, unless --kernel is given: whether it was taken. A Gadget-4 or
+// AREPO run's is its cubic spline.
 bool take_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
-                 const std::string& path, SolverConfig& c) {
+                 const std::string& path, SolverConfig& c,
+                 const std::optional<io::GadgetSoftening>& gadget) {
+  if (r.count("kernel")) return false;
   const io::ParamValue* k = io::find_param(params, "kernel");
-  if (!k || r.count("kernel")) return false;
+  if (!k && gadget) {
+    c.softening = Softening::spline;
+    return true;
+  }
+  if (!k) return false;
   try {
     c.softening = parse_softening(io::to_string(*k));
   } catch (const std::invalid_argument&) {
@@ -696,16 +705,25 @@ bool take_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
 }  // namespace
 
 std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
-                                    const std::string& path, SolverConfig& c) {
+                                    const std::string& path, SolverConfig& c,
+                                    const std::optional<io::GadgetSoftening>& gadget) {
   if (softening_given(r)) return "";
   const io::ParamValue* e = io::find_param(params, "softening");
   const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt;
+  if (!eps && gadget && gadget->eps) {  // a Gadget-4 or AREPO run's: its spline kernel
+    c.eps = *gadget->eps;
+    take_kernel(r, params, path, c, gadget);
+    if (c.softening != Softening::spline)
+      return number_text(c.eps) + " (spline kernel, " + gadget->text + "; --kernel " +
+             to_string(c.softening) + " taken";
+    return number_text(c.eps) + " (spline kernel, " + gadget->text;
+  }
   if (!eps) return "";
   if (!(*eps >= 0) || !std::isfinite(*eps))
     throw std::invalid_argument(path + ": field /Parameters/softening: value " + io::to_string(*e) +
                                 " (must be >= 0; give --softening)");
   c.eps = *eps;
-  take_kernel(r, params, path, c);
+  take_kernel(r, params, path, c, std::nullopt);
   // What the file records, and the --kernel taken instead where it differs (the note said the
   // given kernel as the file's; an audit).
   const io::ParamValue* k = io::find_param(params, "kernel");
@@ -716,26 +734,39 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
   return number_text(*eps) + " (" + to_string(c.softening);
 }
 
+std::string no_recorded_softening(const std::string& path,
+                                  const std::optional<io::GadgetSoftening>& gadget) {
+  if (gadget && !gadget->eps)
+    return path + " records no one softening for all its particles (" + gadget->text + ")";
+  return path + " records no softening";
+}
+
 void take_recorded_softening_and_say(const std::string& command, const cxxopts::ParseResult& r,
                                      const io::ParamList& params, const std::string& path,
-                                     SolverConfig& c) {
+                                     SolverConfig& c,
+                                     const std::optional<io::GadgetSoftening>& gadget) {
   const std::string note = "hoshi " + command + ": note: ";
-  if (const std::string said = take_recorded_softening(r, params, path, c); !said.empty())
+  if (const std::string said = take_recorded_softening(r, params, path, c, gadget); !said.empty())
     std::cerr << note << "the softening " << path << " records: " << said
               << "; --softening overrides)\n";
   else if (!softening_given(r))  // the fallback to 0 went unsaid
-    std::cerr << note << path
-              << " records no softening: the forces are unsoftened (--softening sets one)\n";
-  else if (const std::string kernel = take_recorded_kernel(r, params, path, c); !kernel.empty())
+    std::cerr << note << no_recorded_softening(path, gadget)
+              << ": the forces are unsoftened (--softening sets one)\n";
+  else if (const std::string kernel = take_recorded_kernel(r, params, path, c, gadget);
+           !kernel.empty())
     std::cerr << note << kernel << "\n";
 }
 
 std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
-                                 const std::string& path, SolverConfig& c) {
-  if (!softening_given(r) || !take_kernel(r, params, path, c)) return "";
+                                 const std::string& path, SolverConfig& c,
+                                 const std::optional<io::GadgetSoftening>& gadget) {
+  if (!softening_given(r) || !take_kernel(r, params, path, c, gadget)) return "";
   if (c.eps == 0) return "";  // unsoftened: no kernel to speak of
-  return path + " records the kernel " + to_string(c.softening) + ", which --softening " +
-         number_text(c.eps) + " is taken with (--kernel overrides)";
+  const bool recorded = io::find_param(params, "kernel") != nullptr;
+  return path +
+         (recorded ? " records the kernel " + to_string(c.softening)
+                   : " is a " + gadget->code + " run's, whose kernel is the spline") +
+         ", which --softening " + number_text(c.eps) + " is taken with (--kernel overrides)";
 }
 
 void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file) {

@@ -116,22 +116,33 @@ void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 // The softening a particle file's run recorded (/Parameters softening and kernel), for the
 // commands that take a file's particles and a softening (analyze --bound, accuracy --ic FILE):
 // `c`'s eps and kernel replaced by the recorded ones unless --softening (--kernel) is given in
-// `r`. Returns the text to say ("0.05 (spline"), "" when nothing was taken. A bad recorded
-// value throws naming `path` and the field.
+// `r`; without a recorded softening, a Gadget-4 or AREPO run's (`gadget`,
+// io::gadget_softening: its one softening for all the file's particle types, with the spline
+// kernel). Returns the text to say ("0.05 (spline", "0.044 (spline kernel, Gadget-4's
+// SofteningComovingClass1 for PartType1"), "" when nothing was taken. A bad recorded value
+// throws naming `path` and the field.
 std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::ParamList& params,
-                                    const std::string& path, SolverConfig& c);
+                                    const std::string& path, SolverConfig& c,
+                                    const std::optional<io::GadgetSoftening>& gadget);
+// "FILE records no softening", or for a Gadget-4 or AREPO run's file with a softening per
+// particle type "FILE records no one softening for all its particles (Gadget-4 softenings by
+// type: ...)".
+std::string no_recorded_softening(const std::string& path,
+                                  const std::optional<io::GadgetSoftening>& gadget);
 // take_recorded_softening and take_recorded_kernel for a command that reads one particle file
 // (forces, accuracy, bench): what was taken, or that the file records no softening, said on
 // stderr as "hoshi COMMAND: note: ...".
 void take_recorded_softening_and_say(const std::string& command, const cxxopts::ParseResult& r,
                                      const io::ParamList& params, const std::string& path,
-                                     SolverConfig& c);
+                                     SolverConfig& c,
+                                     const std::optional<io::GadgetSoftening>& gadget);
 // With --softening given (and no --kernel): `c`'s kernel replaced by the one the file records,
 // which the given length is taken with (a spline run's snapshot got Plummer forces when only
 // the length was given). Returns the note to say ("FILE records the kernel spline, ..."), ""
 // when nothing was taken. A bad recorded kernel throws naming `path` and the field.
 std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamList& params,
-                                 const std::string& path, SolverConfig& c);
+                                 const std::string& path, SolverConfig& c,
+                                 const std::optional<io::GadgetSoftening>& gadget);
 
 // With softening `eps` = 0, two particles of `file` at one point have an infinite force: throws
 // std::invalid_argument "FILE: particles with ids I and J are at the same position ...". The
