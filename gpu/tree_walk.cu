@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -329,12 +330,35 @@ void require_block_fits(Kernel* kernel, int block, const char* what) {
                                 std::to_string(a.maxThreadsPerBlock));
 }
 
-// The lists kernels hold 6 KB of scratch per warp in shared memory: 7 or 8 resident blocks of
-// 128 threads need ~180-205 KB of an SM's 228 KB. Asks for the largest shared-memory carveout
-// so that the driver's split of the L1/shared array does not quietly run fewer blocks.
-void prefer_shared_memory(const void* kernel) {
+// The lists kernels hold 6 KB of scratch per warp in shared memory (`dynamic_bytes` per block):
+// 7 or 8 resident blocks of 128 threads need ~180-205 KB of an SM's 228 KB. Asks for the
+// smallest shared-memory carveout that holds as many blocks as the registers allow (7 and 8 for
+// lists7 and lists8, ~6 for lists), so that the driver's split of the L1/shared array does not
+// quietly run fewer blocks, and the rest of the array stays L1, through which the walk reads its
+// 128-B nodes, child tables and particles (the largest carveout, asked for until 2026-12-03, left
+// 28 KB of L1 to every lists kernel, 6-block lists included, which needs ~153 KB of shared memory:
+// a handicap against the lanes kernel, which keeps the default split, that had nothing to do
+// with the algorithms being compared).
+void prefer_shared_memory(const void* kernel, int block, std::size_t dynamic_bytes) {
+  int device = 0, max_shared = 0, reserved = 0, by_registers = 0;
+  HOSHI_CUDA_CHECK(cudaGetDevice(&device));
+  HOSHI_CUDA_CHECK(
+      cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  HOSHI_CUDA_CHECK(
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  cudaFuncAttributes a{};
+  HOSHI_CUDA_CHECK(cudaFuncGetAttributes(&a, kernel));
+  // The blocks that registers and threads allow: counted with the largest carveout, so that an
+  // earlier call's smaller one does not limit the count.
   HOSHI_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                         cudaSharedmemCarveoutMaxShared));
+  HOSHI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&by_registers, kernel, block, 0));
+  if (max_shared <= 0 || by_registers <= 0) return;  // the largest, as set
+  const double need = static_cast<double>(by_registers) *
+                      static_cast<double>(dynamic_bytes + a.sharedSizeBytes + reserved);
+  const int percent = std::clamp(static_cast<int>(std::ceil(100.0 * need / max_shared)), 1, 100);
+  HOSHI_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
 }
 
 }  // namespace
@@ -412,7 +436,7 @@ InteractionCounts tree_walk_groups(const TreeView& d_view, const NodeChildren* d
               static_cast<std::size_t>(policy.block / 32) * sizeof(WarpScratch);
           const auto launch = [&](auto* k) {
             require_block_fits(k, policy.block, "tree_walk_groups");
-            prefer_shared_memory(reinterpret_cast<const void*>(k));
+            prefer_shared_memory(reinterpret_cast<const void*>(k), policy.block, shared);
             k<<<blocks, policy.block, shared, stream>>>(d_view, d_kids, d_groups, d_group_order,
                                                         n_groups, w, d_alpha, static_cast<float>(G),
                                                         d_order, d_out, d_counts);
@@ -449,7 +473,7 @@ std::string group_walk_occupancy() {
   const int block = kListsOccupancyBlock;
   const std::size_t shared = static_cast<std::size_t>(block / 32) * sizeof(WarpScratch);
   const auto blocks = [&](const void* k, std::size_t bytes) {
-    if (bytes > 0) prefer_shared_memory(k);  // as the launches set it
+    if (bytes > 0) prefer_shared_memory(k, block, bytes);  // as the launches set it
     int n = 0;
     HOSHI_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, block, bytes));
     return std::to_string(n);

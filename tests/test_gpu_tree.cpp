@@ -194,7 +194,8 @@ TEST(CudaTree, FirstRelativeCallBootstrapsLikeTheCpu) {
 // the same PTX arithmetic (1397 floating-point, shuffle and sync operations in each, compared on
 // sm_90 PTX), only the register allocation differs: the same interaction counts, and forces bit
 // for bit, unless ptxas fuses a PTX multiply and add (those without .rn may be) differently under
-// another register budget; that rounding difference is bounded like the per-particle kernel's
+// another register budget (which may also flip a node decision: the counts within 1e-3); that
+// rounding difference is bounded like the per-particle kernel's
 // against the CPU walk, (2^-19 + 8 sqrt(N) 2^-24) S1, S1 = sum_j m_j / r_ij^2.
 TEST(CudaTree, ListsOccupancyVariantsMatchTheListsKernel) {
   HOSHI_SKIP_IF_UNAVAILABLE(Backend::cuda);
@@ -219,8 +220,10 @@ TEST(CudaTree, ListsOccupancyVariantsMatchTheListsKernel) {
     const GroupKernelScope kernel(k);
     ParticleSet q = p;
     const ForceStats s = make_solver(tree_config(Backend::cuda, c), q.size())->compute(q);
-    EXPECT_EQ(s.pp, sb.pp);
-    EXPECT_EQ(s.pc, sb.pc);
+    // Equal unless a node decision falls within a contraction's rounding (one flipped decision
+    // moves ~1e-4 of the counts): the other tests' 1e-3.
+    EXPECT_NEAR(static_cast<double>(s.pp), static_cast<double>(sb.pp), 1e-3 * sb.pp + 1);
+    EXPECT_NEAR(static_cast<double>(s.pc), static_cast<double>(sb.pc), 1e-3 * sb.pc + 1);
     std::size_t differ = 0;
     for (std::size_t i = 0; i < q.size(); ++i) {
       const double tol = (std::ldexp(1.0, -19) + 8 * std::sqrt(n) * std::ldexp(1.0, -24)) * s1[i];

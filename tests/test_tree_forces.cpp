@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <numeric>
 #include <string>
@@ -47,26 +48,35 @@ namespace {
 // A tree solver under test: backend and walk. box_mirror: the CPU mirror of the CUDA group mode
 // (tests/box_mirror_solver.hpp), which runs everywhere and checks the code that mode's kernel
 // runs per lane (tree/walk_box.hpp) against the bounds.
+// lists: the CUDA group mode with its lists kernel (gpu::GroupWalkKernel::lists) instead of the
+// default.
 struct TreeVariant {
   Backend backend;
   WalkKind walk;
   bool box_mirror = false;
+  bool lists = false;
 };
 constexpr TreeVariant kCpuGroup{Backend::cpu, WalkKind::group};
 constexpr TreeVariant kCpuParticle{Backend::cpu, WalkKind::particle};
 constexpr TreeVariant kCpuBoxMirror{Backend::cpu, WalkKind::group, true};
 constexpr TreeVariant kCudaParticle{Backend::cuda, WalkKind::particle};
 constexpr TreeVariant kCudaGroup{Backend::cuda, WalkKind::group};
+constexpr TreeVariant kCudaLists{Backend::cuda, WalkKind::group, false, true};
 const TreeVariant kVariants[] = {kCpuGroup, kCpuParticle, kCpuBoxMirror, kCudaParticle, kCudaGroup};
+// TreeForcesOn's corner cases (crowded and deep trees, spline cells, the relative criterion's
+// bounds) run the lists kernel too; Plummer100kOn's accuracy laws the default kernel only.
+const TreeVariant kCornerVariants[] = {kCpuGroup,     kCpuParticle, kCpuBoxMirror,
+                                       kCudaParticle, kCudaGroup,   kCudaLists};
 
 std::string variant_name(const ::testing::TestParamInfo<TreeVariant>& info) {
   if (info.param.box_mirror) return "cpu_boxmirror";
-  return to_string(info.param.backend) + "_" + to_string(info.param.walk);
+  return to_string(info.param.backend) + "_" + to_string(info.param.walk) +
+         (info.param.lists ? "_lists" : "");
 }
 void PrintTo(const TreeVariant& v, std::ostream* os) {
   *os << (v.box_mirror ? "cpu mirror of the CUDA group"
                        : to_string(v.backend) + " " + to_string(v.walk))
-      << " walk";
+      << " walk" << (v.lists ? " (lists kernel)" : "");
 }
 // The backend whose defaults (default_theta, ...) a variant has.
 Backend defaults_of(TreeVariant v) {
@@ -112,7 +122,13 @@ ForceStats compute(const TreeConfig& c, ParticleSet& p) {
 // Fixture of the one-body-every-solver tests: GetParam() is the solver; CUDA skips visibly.
 class TreeForcesOn : public ::testing::TestWithParam<TreeVariant> {
  protected:
-  void SetUp() override { HOSHI_SKIP_IF_UNAVAILABLE(GetParam().backend); }
+  void SetUp() override {
+    HOSHI_SKIP_IF_UNAVAILABLE(GetParam().backend);
+    if (GetParam().lists)
+      kernel_ = std::make_unique<testing_support::GroupKernelScope>(
+          testing_support::GroupKernelScope::lists);
+  }
+  std::unique_ptr<testing_support::GroupKernelScope> kernel_;  // the lists variant's
 };
 
 std::vector<std::size_t> random_targets(std::size_t n, std::size_t k, std::uint64_t seed) {
@@ -1133,7 +1149,7 @@ TEST_P(TreeForcesOn, EveryPhaseIsTimed) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, TreeForcesOn, ::testing::ValuesIn(kVariants), variant_name);
+INSTANTIATE_TEST_SUITE_P(Solvers, TreeForcesOn, ::testing::ValuesIn(kCornerVariants), variant_name);
 
 }  // namespace
 }  // namespace hoshi
