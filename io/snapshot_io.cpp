@@ -145,6 +145,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       out.units = d.units;
       out.units_known = d.units_known;
       out.note = gas_note(d.skipped_gas);
+      if (!d.units_note.empty()) out.note += (out.note.empty() ? "" : "; ") + d.units_note;
       // A units file named after the stem (d.param for d.tipsy) is not this file's (a ChaNGa
       // RUN.param is a whole run's settings); said, as its units were silently not taken (an
       // audit: masses 43007 times off after a conversion).

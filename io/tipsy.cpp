@@ -1,7 +1,10 @@
 #include "io/tipsy.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -9,6 +12,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/number_text.hpp"
 #include "io/atomic_file.hpp"
 #include "io/byte_reader.hpp"
 #include "io/validate.hpp"
@@ -185,28 +189,56 @@ TipsyData read_tipsy(const std::string& path) {
   // Units from the parameter file (tipsy_units_file), if any: both of dKpcUnit and dMsolUnit,
   // finite and > 0, or neither (a bad or partial pair was ignored, and the file read in the
   // run's units without a word).
+  // A units file that cannot be read, a unit's name in another case or without "=", a unit
+  // given twice or in hexadecimal are errors: each was skipped, and the file read in the run's
+  // units with exit 0 (an audit: kinetic energy 11179.6 instead of 6e-6 in galaxy units).
   const std::string units_file = tipsy_units_file(path);
-  std::ifstream param(units_file);
+  std::ifstream param;
+  if (!units_file.empty()) {
+    param.open(units_file, std::ios::binary);
+    if (!param)
+      throw_bad_field(units_file, "file", "unreadable",
+                      "the units file of " + path + " cannot be opened: " + std::strerror(errno));
+  }
   std::optional<double> kpc, msol;
   std::string line;
+  const auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
   while (std::getline(param, line)) {
     line = line.substr(0, line.find('#'));
     const auto eq = line.find('=');
-    if (eq == std::string::npos) continue;
     std::istringstream key(line.substr(0, eq));
     std::string k;
     key >> k;
-    if (k != "dKpcUnit" && k != "dMsolUnit") continue;
+    const std::string unit = lower(k).starts_with("dkpcunit")    ? "dKpcUnit"
+                             : lower(k).starts_with("dmsolunit") ? "dMsolUnit"
+                                                                 : "";
+    if (unit.empty()) continue;  // another parameter (a ChaNGa .param holds many)
+    if (k != unit || eq == std::string::npos)
+      throw_bad_field(units_file, unit, "'" + line.substr(0, 40) + "'",
+                      "a unit is given as " + unit + " = VALUE");
     std::string text = line.substr(eq + 1);
     text.erase(0, text.find_first_not_of(" \t\r"));
     text.erase(text.find_last_not_of(" \t\r") + 1);
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0))
-      throw_bad_field(units_file, k, "'" + text + "'",
-                      "the tipsy units must be finite numbers > 0");
-    (k == "dKpcUnit" ? kpc : msol) = v;
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) ||
+        text.find_first_of("xX") != std::string::npos)
+      throw_bad_field(units_file, k, "'" + text.substr(0, 40) + "'",
+                      "the tipsy units must be finite decimal numbers > 0");
+    std::optional<double>& slot = k == "dKpcUnit" ? kpc : msol;
+    if (slot)
+      throw_bad_field(units_file, k, text,
+                      "given twice: also " + number_text(*slot));
+    slot = v;
   }
+  if (param.bad())
+    throw_bad_field(units_file, "file", "unreadable",
+                    "the units file of " + path + " could not be read");
+  if (!units_file.empty() && !kpc && !msol)
+    out.units_note = units_file + " names neither dKpcUnit nor dMsolUnit: no units taken";
   if (kpc.has_value() != msol.has_value())
     throw_bad_field(units_file, kpc ? "dMsolUnit" : "dKpcUnit", "missing",
                     std::string("the tipsy units need both dKpcUnit and dMsolUnit; ") +

@@ -36,6 +36,7 @@ struct TipsyData {
   bool bonsai_ids = false;        // Bonsai version-2 64-bit ids
   std::uint64_t skipped_gas = 0;  // gas particles reported and skipped
   std::uint64_t n_dark = 0, n_star = 0;
+  std::string units_note;  // a units file that names neither unit: said, not taken
 };
 
 // Parses a tipsy file held in memory (`name` is used in messages). Throws

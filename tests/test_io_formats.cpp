@@ -813,6 +813,14 @@ TEST(IoTipsy, BadOrPartialUnitsAreErrors) {
            {"dKpcUnit = 1\ndMsolUnit = nan\n", "field dMsolUnit: value 'nan'"},
            {"dKpcUnit = 1\ndMsolUnit = 0\n", "field dMsolUnit: value '0'"},
            {"dKpcUnit = 1 # kpc\n", "field dMsolUnit: value missing"},
+           // A unit's name without "=", in another case, given twice or in hexadecimal (each
+           // was skipped, and the file read in the run's units).
+           {"dKpcUnit: 1\ndMsolUnit = 1e10\n",
+            "field dKpcUnit: value 'dKpcUnit: 1' (a unit is given as dKpcUnit = VALUE)"},
+           {"dkpcunit = 1\ndMsolUnit = 1e10\n", "field dKpcUnit: value 'dkpcunit = 1'"},
+           {"dKpcUnit = 1\ndMsolUnit = 1e10\ndKpcUnit = 2\n",
+            "field dKpcUnit: value 2 (given twice: also 1)"},
+           {"dKpcUnit = 0x10\ndMsolUnit = 1e10\n", "field dKpcUnit: value '0x10'"},
        }) {
     test::write_all(param, text);
     const std::string msg =
@@ -821,6 +829,10 @@ TEST(IoTipsy, BadOrPartialUnitsAreErrors) {
   }
   test::write_all(param, "# no units\nbComove = 0\n");
   EXPECT_FALSE(read_tipsy(dir.file("s.tipsy")).units_known);
+  // Said: a file named as the units file that names neither unit.
+  EXPECT_NE(
+      load_snapshot(dir.file("s.tipsy")).note.find(param + " names neither dKpcUnit nor dMsolUnit"),
+      std::string::npos);
 }
 
 // Float32 records: a value beyond float32's range is refused before anything is written (it
