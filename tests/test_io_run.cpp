@@ -1024,6 +1024,24 @@ TEST(IoRun, FormatConversionAndForcesKeepTheRecordedG) {
   for (std::size_t i = 0; i < r1.size(); ++i) EXPECT_NEAR(r2[i], 2 * r1[i], 1e-6 * r2[i]) << i;
 }
 
+// A recorded softening that is not a number is an error naming it (it read as none: unsoftened
+// forces, and a note that the file records no softening); --softening replaces it.
+TEST(IoRun, ARecordedSofteningThatIsNotANumberIsAnError) {
+  ScratchDir dir("run");
+  const std::string log = dir.file("log"), g = dir.file("g.hdf5");
+  write_hdf5_snapshot(g, make_plummer(50, 1), SnapshotInfo{});
+  test::set_hdf5_string(g, "Parameters", "softening", "0.05x");
+  EXPECT_EQ(hoshi("forces " + g + " --out " + dir.file("f.csv"), log), 2);
+  EXPECT_NE(
+      test::read_all(log).find(
+          g + ": field /Parameters/softening: value '0.05x' (not a number; give --softening)"),
+      std::string::npos)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("f.csv")));
+  EXPECT_EQ(hoshi("forces " + g + " --softening 0.05 --out " + dir.file("f.csv"), log), 0)
+      << test::read_all(log);
+}
+
 // A Gadget-4 run's snapshot (its softening classes in /Parameters): forces takes its one
 // softening with the spline kernel, as given by hand, and says where it came from; ic records
 // it as hoshi's softening and kernel, converted with --units like the positions (Mpc to kpc).
@@ -1768,6 +1786,17 @@ TEST(IoRun, RestartRefusesWhatItCannotHonour) {
   EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25", log), 2);
   EXPECT_NE(test::read_all(log).find("energy.csv: line 3: field step"), std::string::npos)
       << test::read_all(log);
+  // So does another header: the rows of other widths were dropped and the new ones appended
+  // under it. The log is left as it was.
+  for (const std::string header : {"step,time", "garbage"}) {
+    test::write_all(b + "/energy.csv", header + before.substr(before.find('\n')));
+    EXPECT_EQ(hoshi("run --restart " + b + " --t-end 0.25", log), 2);
+    EXPECT_NE(test::read_all(log).find("energy.csv: line 1: field header: value '" + header +
+                                       "' (not hoshi's step,time,dt,"),
+              std::string::npos)
+        << test::read_all(log);
+    EXPECT_EQ(test::read_all(b + "/energy.csv"), header + before.substr(before.find('\n')));
+  }
   ASSERT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --output-every 0.0625", log), 0)
       << test::read_all(log);
   const std::vector<double> t = energy_times(a);

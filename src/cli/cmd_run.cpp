@@ -1020,6 +1020,14 @@ void truncate_energy_log(const std::string& path, std::size_t step, double every
     // kept when its cut step field read as an earlier step. A row with fewer fields than the
     // header (such a cut row that an earlier version kept, with rows after it) is dropped.
     const std::size_t fields = static_cast<std::size_t>(std::count(line.begin(), line.end(), ','));
+    // Another first line (a log damaged or edited by hand) kept nothing but itself: the rows
+    // of other widths were dropped and the continued run's appended under it (an audit).
+    if (header && line != kEnergyLogHeader && !(line.empty() && in.eof()))
+      throw std::invalid_argument(
+          path + ": line 1: field header: value '" + line.substr(0, 60) +
+          (line.size() > 60 ? "...'" : "'") + " (not hoshi's " + kEnergyLogHeader +
+          ": the energy log is damaged; move it aside to continue, and the restart writes a new "
+          "one from here)");
     if (header) columns = fields;
     if (!header && in.eof()) break;
     if (!header && fields != columns) continue;

@@ -710,6 +710,9 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
   if (softening_given(r)) return "";
   const io::ParamValue* e = io::find_param(params, "softening");
   const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt;
+  if (e && !eps)  // text ("0.05x"): it read as none, and the forces were unsoftened (an audit)
+    throw std::invalid_argument(path + ": field /Parameters/softening: value '" +
+                                io::to_string(*e) + "' (not a number; give --softening)");
   if (!eps && gadget && gadget->eps) {  // a Gadget-4 or AREPO run's: its spline kernel
     c.eps = *gadget->eps;
     take_kernel(r, params, path, c, gadget);

@@ -74,10 +74,7 @@ class EnergyLog {
     length_ = header ? 0 : std::filesystem::file_size(path_, ec);
     out_.open(path_, append ? std::ios::app : std::ios::trunc);
     if (!out_) throw std::runtime_error("cannot write " + path_);
-    if (header)
-      write(
-          "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,"
-          "virial_ratio\n");
+    if (header) write(std::string(kEnergyLogHeader) + "\n");
   }
   void row(std::size_t step, double t, double dt, const Diagnostics& d, double err) {
     if (!out_.is_open()) return;

@@ -53,6 +53,10 @@ struct RunProgress {
   double step_outgrown_dt = 0;
 };
 
+// The first line of OUT/energy.csv: its columns (a restart checks it before it appends).
+inline constexpr const char* kEnergyLogHeader =
+    "step,time,dt,kinetic,potential,total,rel_energy_error,px,py,pz,lx,ly,lz,virial_ratio";
+
 // The softening's measure of a step, sqrt(eps / max|a|) (the --eta step is eta times it), from
 // max|a|^2; 0 without softening or without forces. A fixed step longer than
 // kSofteningStepLimit of it does not resolve the encounters within the softening: a particle
