@@ -31,6 +31,12 @@ void require_input_file(const std::string& path, const std::string& why) {
   // A directory was reported as missing (hoshi forces /tmp: "no such file").
   if (std::filesystem::is_directory(path, ec))
     throw std::invalid_argument(path + ": is a directory, not a file");
+  // A pipe, a device, a socket (hoshi forces <(cat p.csv)) was "missing" too: the readers map
+  // or seek their files.
+  if (std::filesystem::exists(path, ec))
+    throw std::invalid_argument(path +
+                                ": is not a regular file (a pipe, device or socket: hoshi reads "
+                                "its inputs from files; copy it to one)");
   const std::string member = multi_file_member(path);
   throw_bad_field(path, "file", "missing", member.empty() ? why : why + "; " + member);
 }

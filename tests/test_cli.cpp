@@ -1,6 +1,7 @@
 // The hoshi command: exit statuses, one-line errors, no output left behind on bad input, and
 // `hoshi forces` against an independent double-precision sum.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1138,6 +1139,19 @@ TEST(Cli, DirectoryAsInputFileIsNamedAsOne) {
         << args << ": " << r.err;
   }
   EXPECT_FALSE(fs::exists(out));
+  // A pipe, as a file and as a parameter file, is named as one (it was "value missing (no such
+  // file)").
+  const std::string fifo = (d / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& args :
+       {"forces " + fifo + " --out " + out + ".csv", "run " + fifo + " --out " + out}) {
+    const Result r = hoshi(args, d);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_NE(r.err.find(fifo + ": is not a regular file (a pipe, device or socket"),
+              std::string::npos)
+        << args << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
 }
 
 // With --softening 0, coincident particles are an error naming the file they came from (the
@@ -1286,6 +1300,10 @@ TEST(Cli, OptionErrorsAreOneLineAndNameTheOption) {
       {"run --seed 0x10", "option --seed: value '0x10' is not valid"},
       {"run --seed 0.5", "option --seed: value '0.5' is not valid"},
       {"run --seed=-1", "option --seed: value '-1' is not valid"},
+      // Checked without the outputs they shape (a bad resolution was stored in the checkpoint
+      // and failed a later restart; the radius was said unused, then refused without its value).
+      {"run --render-resolution 0 --out " + o, "--render-resolution: value 0"},
+      {"analyze " + x + " --disk-rmax -5", "option --disk-rmax: value -5 (must be >= 0)"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args, d);

@@ -1965,6 +1965,24 @@ TEST(IoRun, FlagsParameterFilesAndLargeSeeds) {
   test::write_all(yml, "kernel: spline\n---\nsoftening: 0.02\n");
   EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --out " + dir.file("B"), log), 2);
   EXPECT_NE(test::read_all(log).find("YAML documents"), std::string::npos) << test::read_all(log);
+  // A flag's value in a parameter file: YAML's booleans in any case; an empty one is an error
+  // (quiet:, ~ and "" turned the flag on, and False was refused).
+  for (const std::string off : {"False", "off", "NO"}) {
+    test::write_all(yml, "quiet: " + off + "\n");
+    ASSERT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --overwrite --out " + dir.file("B"), log), 0)
+        << off << test::read_all(log);
+    EXPECT_NE(test::read_all(log).find("parameters:"), std::string::npos) << off;
+  }
+  test::write_all(yml, "quiet: On\n");
+  ASSERT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --overwrite --out " + dir.file("B"), log), 0);
+  EXPECT_EQ(test::read_all(log).find("parameters:"), std::string::npos) << test::read_all(log);
+  for (const std::string empty : {"", " ~", " \"\""}) {
+    test::write_all(yml, "quiet:" + empty + "\n");
+    EXPECT_EQ(hoshi("run " + yml + " -n 64 --t-end 0 --overwrite --out " + dir.file("B"), log), 2)
+        << empty;
+    EXPECT_NE(test::read_all(log).find("field quiet: value "), std::string::npos)
+        << empty << test::read_all(log);
+  }
   const std::string s = dir.file("S");
   ASSERT_EQ(hoshi(kRun + "--seed 18446744073709551615 --t-end 0.0625 --out " + s, log), 0)
       << test::read_all(log);

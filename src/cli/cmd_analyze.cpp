@@ -162,9 +162,10 @@ void write_disk(const std::string& path, const DiskProfile& d) {
 int cmd_analyze(int argc, char** argv) {
   cxxopts::Options o(
       "hoshi analyze",
-      "Lagrangian radii (10, 50, 90% of the mass, about the centre of mass and about the "
-      "shrinking-sphere density centre), optional bound mass, and spherical and disk profiles "
-      "of particle snapshots. The time column is the time the file records (HDF5 /Header Time, "
+      "Lagrangian radii (10, 50, 90% of the mass, about the centre of mass; --csv adds those "
+      "about the shrinking-sphere density centre), optional bound mass, and spherical and disk "
+      "profiles of particle snapshots. The time column is the time the file records (HDF5 /Header "
+      "Time, "
       "Gadget header, tipsy header in its G = 1 units), 0 for CSV files. vcirc and the bound "
       "mass use the snapshot's G (the run's, as hoshi records it, else its unit system's; "
       "tipsy, Gadget binary and CSV: 1) unless -G is given. The table is in the file's units, "
@@ -321,9 +322,12 @@ int cmd_analyze(int argc, char** argv) {
     say_unused({"solver", "backend", "softening", "kernel", "theta", "criterion", "order", "alpha",
                 "n-leaf", "n-group", "local-ratio", "walk", "precision"},
                "--bound");
-  if (prof_dir.empty()) say_unused({"bins", "axis", "disk-rmax"}, "--profiles");
+  // Checked before the unused-option note (an error after "--disk-rmax unused" contradicted it).
   const double disk_rmax = number(r, "disk-rmax");
-  if (!(disk_rmax >= 0)) throw std::invalid_argument("invalid --disk-rmax (must be >= 0)");
+  if (!(disk_rmax >= 0))
+    throw std::invalid_argument("option --disk-rmax: value " + r["disk-rmax"].as<std::string>() +
+                                " (must be >= 0)");
+  if (prof_dir.empty()) say_unused({"bins", "axis", "disk-rmax"}, "--profiles");
   const std::optional<IdRange> ids = id_range_option(r);
 
   std::ostringstream table;

@@ -240,9 +240,13 @@ void append_params(std::vector<std::string>& args, const std::string& source,
     // A one-letter name is a short option (G): "-G" "value", not "--G=value".
     const std::string flag = (key.size() == 1 ? "-" : "--") + key;
     if (it->boolean) {
-      if (value == "true" || value == "1" || value == "yes" || value.empty())
+      // YAML's booleans in any case (True, off, ...); an empty value (quiet:, ~, "") is an error
+      // (it turned the flag on, and False was refused).
+      std::string v = value;
+      for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (v == "true" || v == "1" || v == "yes" || v == "on")
         args.push_back(flag);
-      else if (!(value == "false" || value == "0" || value == "no"))
+      else if (!(v == "false" || v == "0" || v == "no" || v == "off"))
         throw std::invalid_argument(source + ": field " + key + ": value '" + value +
                                     "' (expected true or false)");
     } else if (key.size() == 1) {
@@ -1687,7 +1691,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       if (number_or_fraction(r, name) < 0)
         throw std::invalid_argument(std::string("option --") + name + ": value " +
                                     r[name].as<std::string>() + " (must be >= 0)");
-    if (outputs.frames.every > 0) io::check_render_options(outputs.render, "--render-");
+    // Also without frames (--render-every 0): a bad value was stored in the checkpoint, and a
+    // restart that turned the frames on failed on it (an audit).
+    io::check_render_options(outputs.render, "--render-");
     for (const char* name : {"snapshot-every", "checkpoint-every", "render-every"})
       if (number_or_fraction(r, name) > 0 && cfg.t_end / number_or_fraction(r, name) > 1e9)
         throw std::invalid_argument(std::string("option --") + name + ": value " +
