@@ -96,6 +96,11 @@ Lead classify(std::string_view line) {
   return hash ? Lead::comment : Lead::other;
 }
 
+// A field as the messages show it: quoted, control bytes escaped, a long one cut.
+std::string quoted(std::string_view field) {
+  return shown_value("'" + std::string(field) + "'");
+}
+
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // UTF-8 byte order mark (spreadsheets write it)
 
 }  // namespace
@@ -197,7 +202,7 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
       auto r = std::from_chars(digits.data(), end, id);
       if (r.ec == std::errc::result_out_of_range)
         fail(path, lineno,
-             "field id: value '" + std::string(f[0]) + "' (out of range: ids are 0 to 2^64 - 1)");
+             "field id: value " + quoted(f[0]) + " (out of range: ids are 0 to 2^64 - 1)");
       if (r.ec != std::errc() || r.ptr != end) {
         // A whole number written as a float, as numpy.savetxt's default "%.18e" writes every
         // column: exact up to 2^53.
@@ -206,8 +211,8 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
         if (d.ec != std::errc() || d.ptr != end || f[0].empty() || !(v >= 0) ||
             v != std::floor(v) || v > 0x1p53)
           fail(path, lineno,
-               "field id: value '" + std::string(f[0]) +
-                   "' (not a non-negative integer, nor a whole number up to 2^53 written as a "
+               "field id: value " + quoted(f[0]) +
+                   " (not a non-negative integer, nor a whole number up to 2^53 written as a "
                    "float)");
         id = static_cast<std::uint64_t>(v);
       }
@@ -218,20 +223,17 @@ ParticleSet parse_csv(std::istream& in, const std::string& path) {
       auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v[k]);
       if (r.ec == std::errc::result_out_of_range && r.ptr == digits.data() + digits.size())
         fail(path, lineno,
-             std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
-                 "' (outside the range of a double)");
+             std::string("field ") + kFields[k + 1] + ": value " + quoted(s) +
+                 " (outside the range of a double)");
       if (r.ec != std::errc() || r.ptr != digits.data() + digits.size() || s.empty())
         fail(path, lineno,
-             std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
-                 "' (not a number)");
+             std::string("field ") + kFields[k + 1] + ": value " + quoted(s) + " (not a number)");
       if (!std::isfinite(v[k]))
         fail(path, lineno,
-             std::string("field ") + kFields[k + 1] + ": value '" + std::string(s) +
-                 "' (not finite)");
+             std::string("field ") + kFields[k + 1] + ": value " + quoted(s) + " (not finite)");
     }
     if (v[6] < 0)
-      fail(path, lineno,
-           "field m: value '" + std::string(f[7]) + "' (negative: masses must be >= 0)");
+      fail(path, lineno, "field m: value " + quoted(f[7]) + " (negative: masses must be >= 0)");
     p.push_back(v[0], v[1], v[2], v[3], v[4], v[5], v[6], id);
     line_of.push_back(lineno);
   }

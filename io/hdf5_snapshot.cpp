@@ -1,6 +1,8 @@
 #include "io/hdf5_snapshot.hpp"
 
 #include <hdf5.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +65,52 @@ class QuietHdf5 {
  private:
   H5E_auto2_t func_ = nullptr;
   void* data_ = nullptr;
+};
+
+// While a file is read: a crash of the HDF5 library (a segmentation fault or bus error) ends the
+// process with one line naming the file and exit 2, as any other bad input. HDF5 1.10.8 crashed
+// on a file with four bytes of an attribute message changed (an audit's fuzzing: exit 139, no
+// word): its clean-up of a half-built attribute table closes entries it never set, in
+// H5Aiterate2 and H5Aget_name_by_idx alike, which no call of ours can avoid. Only write(2) and
+// _exit in the handler (async-signal-safe); the message is made before the reading starts.
+// Outputs are written through temporaries and renamed, so none is left half-written. Not
+// reentrant: the reads run on one thread, and an inner guard restores the outer one.
+char g_crash_message[1024];
+std::size_t g_crash_length = 0;
+
+extern "C" void on_hdf5_crash(int) {
+  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, g_crash_message, g_crash_length);
+  ::_exit(2);
+}
+
+class Hdf5CrashGuard {
+ public:
+  explicit Hdf5CrashGuard(const std::string& path) {
+    std::memcpy(saved_, g_crash_message, sizeof saved_);
+    saved_length_ = g_crash_length;
+    const std::string text = "hoshi: error: " + path.substr(0, 600) +
+                             ": the HDF5 library crashed reading it (the file is corrupt)\n";
+    g_crash_length = std::min(text.size(), sizeof g_crash_message);
+    std::memcpy(g_crash_message, text.data(), g_crash_length);
+    struct sigaction act {};
+    act.sa_handler = on_hdf5_crash;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_RESETHAND;
+    for (int k = 0; k < 2; ++k) sigaction(kSignals[k], &act, &old_[k]);
+  }
+  ~Hdf5CrashGuard() {
+    for (int k = 0; k < 2; ++k) sigaction(kSignals[k], &old_[k], nullptr);
+    std::memcpy(g_crash_message, saved_, sizeof saved_);
+    g_crash_length = saved_length_;
+  }
+  Hdf5CrashGuard(const Hdf5CrashGuard&) = delete;
+  Hdf5CrashGuard& operator=(const Hdf5CrashGuard&) = delete;
+
+ private:
+  static constexpr int kSignals[2] = {SIGSEGV, SIGBUS};
+  struct sigaction old_[2]{};
+  char saved_[sizeof g_crash_message];
+  std::size_t saved_length_ = 0;
 };
 
 void check(herr_t rc, const std::string& what) {
@@ -508,13 +556,15 @@ std::optional<UnitSystem> read_units(hid_t f, const std::string& file) {
   return std::nullopt;
 }
 
-ParamList read_parameters(hid_t f, const char* group) {
+ParamList read_parameters(hid_t f, const char* group, const std::string& file) {
   ParamList out;
   if (!has_link(f, group)) return out;
   Handle g(H5Gopen2(f, group, H5P_DEFAULT), H5Gclose);
   std::vector<std::string> names;
   hsize_t idx = 0;
-  H5Aiterate2(
+  // A damaged attribute table fails the iteration: an error (its attributes were skipped, and
+  // the file read without them). HDF5 1.10.8 may also crash on one (Hdf5CrashGuard).
+  const herr_t status = H5Aiterate2(
       g.get(), H5_INDEX_NAME, H5_ITER_INC, &idx,
       [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
         auto* v = static_cast<std::vector<std::string>*>(data);
@@ -522,6 +572,10 @@ ParamList read_parameters(hid_t f, const char* group) {
         return v->size() < 4096 ? 0 : 1;
       },
       &names);
+  if (status < 0)
+    throw_bad_field(
+        file, std::string("/") + group, "unreadable",
+        "its attribute table is corrupt (" + std::to_string(names.size()) + " attributes read)");
   for (const std::string& name_s : names) {
     Handle attr(H5Aopen(g.get(), name_s.c_str(), H5P_DEFAULT), H5Aclose);
     if (!attr.valid()) continue;
@@ -591,7 +645,7 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
     const std::optional<UnitSystem> units = read_units(f.get(), file);
     out.info.units = units.value_or(units_henon());
     out.info.units_known = units.has_value();
-    out.info.parameters = read_parameters(f.get(), "Parameters");
+    out.info.parameters = read_parameters(f.get(), "Parameters", file);
     if (const ParamValue* v = find_param(out.info.parameters, "Omega0"))  // Gadget-4's place
       if (const double* d = std::get_if<double>(v); d && *d > out.info.omega0) out.info.omega0 = *d;
     // GIZMO's cosmology and G are in /Header under its names, SWIFT's cosmology in /Cosmology.
@@ -608,7 +662,7 @@ std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool fir
               attr_or(h.get(), "Gravitational_Constant_In_Code_Inits", 0, file, "Header");
           g > 0 && std::isfinite(g))
         out.info.parameters.emplace_back("GravityConstantInternal", g);
-    out.info.state = read_parameters(f.get(), "RunState");
+    out.info.state = read_parameters(f.get(), "RunState", file);
   }
   for (std::size_t t = 0; t < ntypes; ++t) {
     const std::uint64_t n = counts[t];
@@ -725,6 +779,7 @@ bool is_hdf5_file(const std::string& path) {
 std::string hdf5_code(const std::string& path) {
   if (!is_hdf5_file(path)) return {};
   QuietHdf5 quiet;
+  const Hdf5CrashGuard crash(path);
   Handle f(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!f.valid() || !has_link(f.get(), "Header")) return {};
   Handle h(H5Gopen2(f.get(), "Header", H5P_DEFAULT), H5Gclose);
@@ -752,6 +807,7 @@ std::vector<std::uint64_t> header_totals(const std::string& file) {
 
 SnapshotData read_hdf5_snapshot(const std::string& path) {
   QuietHdf5 quiet;
+  const Hdf5CrashGuard crash(path);
   require_input_file(path);
   SnapshotData out;
   const std::uint64_t nfiles = read_one_file(path, out, true);

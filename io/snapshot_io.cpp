@@ -118,6 +118,12 @@ LoadedSnapshot load_snapshot(const std::string& path) {
                             zero_ok ? "the gravitational constant: must be >= 0 (0: from the "
                                       "units) and finite"
                                     : "the gravitational constant: must be > 0 and finite");
+          // The range hoshi run and ic take -G in (forces took 1e308 and failed on its
+          // non-finite forces, blaming the softening; 1e-320 gave denormal forces).
+          if (*g != 0 && !(*g >= 1e-30 && *g <= 1e30))
+            throw_bad_field(path, std::string("/Parameters/") + key, to_string(*v),
+                            "the gravitational constant: from 1e-30 to 1e30 (rescale the units "
+                            "instead)");
         }
       out.note = gas_note(d.skipped[0]);
       if (!d.mass_table_ignored.empty()) {

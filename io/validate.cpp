@@ -17,6 +17,28 @@
 
 namespace hoshi::io {
 
+std::string shown_value(std::string_view text, std::size_t max) {
+  const bool quoted = text.size() >= 2 && text.front() == '\'' && text.back() == '\'';
+  if (quoted) text = text.substr(1, text.size() - 2);
+  std::string out = quoted ? "'" : "";
+  const std::size_t n = std::min(text.size(), max);
+  for (std::size_t k = 0; k < n; ++k) {
+    const unsigned char c = static_cast<unsigned char>(text[k]);
+    if (c < 0x20 || c == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > max) out += "...";
+  if (quoted) out += "'";
+  if (text.size() > max) out += " (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
 void require_input_file(const std::string& path, const std::string& why) {
   std::error_code ec;
   if (std::filesystem::is_regular_file(path, ec)) {

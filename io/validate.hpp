@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -14,12 +15,20 @@
 
 namespace hoshi::io {
 
-// Throws std::invalid_argument "FILE: field FIELD: value VALUE (WHY)".
+// A value read from a file as an error message shows it: control bytes (a NUL cut the message
+// there) as \xNN, and beyond `max` bytes cut, with its length ("'1234...' (10000000 bytes)":
+// a field of 1e7 digits made a 10 MB "one-line" error). A value in single quotes keeps them.
+std::string shown_value(std::string_view text, std::size_t max = 64);
+
+// Throws std::invalid_argument "FILE: field FIELD: value VALUE (WHY)", VALUE as shown_value
+// shows it.
 template <class V>
 [[noreturn]] void throw_bad_field(const std::string& file, const std::string& field, const V& value,
                                   const std::string& why) {
+  std::ostringstream v;
+  v << value;
   std::ostringstream s;
-  s << file << ": field " << field << ": value " << value << " (" << why << ")";
+  s << file << ": field " << field << ": value " << shown_value(v.str()) << " (" << why << ")";
   throw std::invalid_argument(s.str());
 }
 
