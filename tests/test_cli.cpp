@@ -1154,6 +1154,29 @@ TEST(Cli, DirectoryAsInputFileIsNamedAsOne) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// A corrupt HDF5 file that crashes the HDF5 library (1.10.8: four bytes before the name of the
+// last attribute of /Parameters changed, as an audit's fuzzing found) is one line naming the
+// file and exit 2, as other bad input (a segmentation fault, exit 139, without a word).
+TEST(Cli, AnHdf5FileThatCrashesTheLibraryIsNamed) {
+  const fs::path d = scratch();
+  const std::string in = (d / "s.hdf5").string(), out = (d / "f.csv").string();
+  ASSERT_EQ(hoshi("ic -n 16 --out " + in, d).status, 0);
+  std::ifstream f(in, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  f.close();
+  const std::size_t k = bytes.rfind("OmegaLambda");
+  ASSERT_NE(k, std::string::npos);
+  bytes.replace(k - 1, 4, std::string("\x7f\x00\x80\xff", 4));
+  write(in, bytes);
+  for (const std::string& args : {"forces " + in + " --out " + out, "analyze " + in}) {
+    const Result r = hoshi(args, d);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(in + ": "), std::string::npos) << args << ": " << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // With --softening 0, coincident particles are an error naming the file they came from (the
 // solvers that find them do not know it); run finds them before its output directory exists.
 TEST(Cli, CoincidentParticlesWithZeroSofteningNameTheFile) {
