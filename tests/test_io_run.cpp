@@ -1777,6 +1777,24 @@ TEST(IoRun, RestartRefusesWhatItCannotHonour) {
     EXPECT_EQ(test::read_all(a + "/energy.csv"), before) << change;
   }
   EXPECT_FALSE(std::filesystem::exists(dir.file("elsewhere")));
+  // The refusal of another interval says how to change it, and that works: a copy of the
+  // checkpoint in a directory of its own continues at the run's time with its settings (the
+  // advice was a new run from the checkpoint, which starts at t = 0 with the defaults).
+  EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --snapshot-every 0.25", log), 2);
+  EXPECT_NE(test::read_all(log).find("mkdir NEW && cp " + a +
+                                     "/checkpoint.hdf5 NEW/ && hoshi run --restart NEW "
+                                     "--snapshot-every 0.25)"),
+            std::string::npos)
+      << test::read_all(log);
+  const std::string c = dir.file("C");
+  std::filesystem::create_directory(c);
+  std::filesystem::copy_file(a + "/checkpoint.hdf5", c + "/checkpoint.hdf5");
+  ASSERT_EQ(hoshi("run --restart " + c + " --t-end 0.25 --snapshot-every 0.25", log), 0)
+      << test::read_all(log);
+  EXPECT_FALSE(std::filesystem::exists(c + "/snapshot_000.hdf5"));
+  EXPECT_EQ(read_hdf5_snapshot(c + "/snapshot_001.hdf5").info.time, 0.25);
+  EXPECT_EQ(energy_times(c), std::vector<double>{0.25});
+  EXPECT_EQ(test::read_all(a + "/energy.csv"), before);
   // A damaged energy log names its file and line (it said "stoull").
   const std::string b = dir.file("B");
   std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);

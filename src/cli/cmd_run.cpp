@@ -67,6 +67,14 @@ constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 volatile std::sig_atomic_t g_caught[std::size(kStopSignals)] = {};
 
 extern "C" void on_stop_signal(int sig) {
+  // Said at once (a step of a large run may take minutes, and nothing showed the signal had
+  // been taken): write(2) is async-signal-safe. Not for a closed pipe, which nothing reads.
+  if (g_stop_signal == 0 && sig != SIGPIPE) {
+    constexpr char kSaid[] =
+        "\nhoshi run: stopping after this step, with a checkpoint (a second signal stops at "
+        "once, without one)\n";
+    [[maybe_unused]] const auto n = ::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+  }
   if (g_stop_signal == 0) g_stop_signal = sig;
   // A second signal ends the process at once, whichever of them it is (an INT after a TERM
   // was caught again; the handler blocks the others while it runs, so two sent back to back
@@ -100,6 +108,9 @@ class SignalGuard {
   }
   SignalGuard(const SignalGuard&) = delete;
   SignalGuard& operator=(const SignalGuard&) = delete;
+  // SIGINT was ignored when the run started (a background job of a script inherits that), so
+  // Ctrl-C or kill -INT does nothing.
+  bool interrupt_ignored() const { return !g_caught[0] && old_[0].sa_handler == SIG_IGN; }
 
  private:
   struct sigaction old_[std::size(kStopSignals)]{};
@@ -1909,8 +1920,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
         << ": the files there are numbered by "
         << (files_every > 0 ? "the interval " + number_text(files_every)
                             : std::string("the run's interval"))
-        << "; start a new run from the checkpoint (--ic " << restart_dir << "/" << kCheckpointName
-        << ") to change it";
+        << "; to change it, continue a copy of the checkpoint in a directory of its own, which "
+           "keeps the run's time and settings (mkdir NEW && cp "
+        << restart_dir << "/" << kCheckpointName << " NEW/ && hoshi run --restart NEW --" << key
+        << " " << r[key].as<std::string>() << ")";
+      // (The advice was a new run from the checkpoint, --ic: it starts at t = 0 with the default
+      // softening and step, and into this directory only with --overwrite, which removes the
+      // run's outputs; an audit.)
       throw std::invalid_argument(m.str());
     }
     // One layout per series of Gadget snapshots (a reader built or told for one layout reads
@@ -2148,6 +2164,26 @@ int run_command(int argc, char** argv, ValueSources& sources) {
       for (const char* key : {"render-axis", "render-extent", "render-resolution"})
         if (given(key))
           std::cout << "note: --" << key << " unused: frames are off (give --render-every)\n";
+    // An interval shorter than a fixed step: one output per step, which the interval's numbers
+    // skip (snapshot_000, 001, 003, ... with every 1/256 and dt 1/128: an audit found no word
+    // of it).
+    if (!(cfg.eta > 0) && !dt_auto && cfg.dt > 0) {
+      const std::pair<const char*, double> series[] = {{"output-every", cfg.output_every},
+                                                       {"snapshot-every", outputs.snapshots.every},
+                                                       {"render-every", outputs.frames.every}};
+      for (const auto& [key, every] : series)
+        if (every > 0 && every < cfg.dt * (1 - 1e-12))
+          std::cout << "note: --" << key << " " << number_text(every) << " is shorter than the "
+                    << (cfg.levels > 1 ? "base step" : "step") << " " << number_text(cfg.dt) << ": "
+                    << (std::string_view(key) == "output-every"
+                            ? "energy.csv gets one row per step"
+                            : std::string("one ") +
+                                  (std::string_view(key) == "snapshot-every" ? "snapshot"
+                                                                             : "frame") +
+                                  " per step, numbered by the first multiple of the interval "
+                                  "it reached (the others' numbers are skipped)")
+                    << "\n";
+    }
   }
 
   {
@@ -2181,6 +2217,10 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   sources.active = false;  // the run's own errors from here
   RunResult res;
   SignalGuard signals;  // to the end: the closing lines too
+  if (signals.interrupt_ignored() && !cfg.quiet)
+    std::cout << "note: SIGINT is ignored (inherited, as by a script's background job): stop "
+                 "the run with SIGTERM (kill PID), which also ends it after a step with a "
+                 "checkpoint\n";
   {
     res = run_simulation(p, cfg, outputs.progress_bar ? nullptr : &std::cout);
     outputs.finish_display();
