@@ -593,6 +593,30 @@ std::vector<double> energy_times(const std::string& out) {
   return t;
 }
 
+// An output interval shorter than a fixed step is said at the start: the series numbers skip
+// (snapshot_000, 001, 003, ... with every 1/256 and dt 1/128, without a word).
+TEST(IoRun, AnIntervalShorterThanTheStepIsNoted) {
+  ScratchDir dir("run");
+  const std::string a = dir.file("A"), log = dir.file("log");
+  ASSERT_EQ(hoshi("run --ic plummer -n 64 --dt 0.0625 --solver direct --t-end 0.125 "
+                  "--snapshot-every 1/32 --output-every 0.0625 --out " +
+                      a,
+                  log),
+            0)
+      << test::read_all(log);
+  const std::string said = test::read_all(log);
+  EXPECT_NE(said.find("note: --snapshot-every 0.03125 is shorter than the step 0.0625: one "
+                      "snapshot per step, numbered by the first multiple of the interval it "
+                      "reached (the others' numbers are skipped)"),
+            std::string::npos)
+      << said;
+  EXPECT_EQ(said.find("note: --output-every"), std::string::npos) << said;  // equal: no note
+  // t = 0.0625 passed multiples 1 and 2: snapshot_001; t = 0.125, 3 and 4: snapshot_003.
+  EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_001.hdf5").info.time, 0.0625);
+  EXPECT_EQ(read_hdf5_snapshot(a + "/snapshot_003.hdf5").info.time, 0.125);
+  EXPECT_FALSE(std::filesystem::exists(a + "/snapshot_002.hdf5"));
+}
+
 TEST(IoRun, OutputTimesAreMultiplesNotSums) {
   // Output times were found by adding output_every again and again: after 1e5 outputs of 0.03
   // the sum had drifted past a step that landed on its multiple, and that row was missing
@@ -639,6 +663,7 @@ TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
   if (pid == 0) {
     const std::string out = s, slog = dir.file("slog");
     freopen(slog.c_str(), "w", stdout);
+    freopen(dir.file("elog").c_str(), "w", stderr);
     // As from a terminal: a test run in the background of a non-interactive shell (a CI job)
     // has SIGINT ignored, which the run then keeps ignoring, as a background job should.
     std::signal(GetParam(), SIG_DFL);
@@ -654,6 +679,12 @@ TEST_P(IoRunSignal, FinishesStepCheckpointsAndRestartMatches) {
   waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status)) << "killed instead of a clean exit";
   EXPECT_EQ(WEXITSTATUS(status), 0) << test::read_all(dir.file("slog"));
+  // Said when the signal is taken, not only after the step.
+  EXPECT_NE(test::read_all(dir.file("elog"))
+                .find("hoshi run: stopping after this step, with a "
+                      "checkpoint (a second signal stops at once"),
+            std::string::npos)
+      << test::read_all(dir.file("elog"));
   const SnapshotData c = read_hdf5_snapshot(s + "/checkpoint.hdf5");
   const double step = state(c, "step");
   ASSERT_GT(step, 0);
@@ -684,6 +715,7 @@ TEST(IoRun, ASignalIgnoredAtTheStartStaysIgnored) {
   if (pid == 0) {
     freopen(slog.c_str(), "w", stdout);
     std::signal(SIGHUP, SIG_IGN);  // nohup
+    std::signal(SIGINT, SIG_IGN);  // a script's background job
     execl(HOSHI_EXE, HOSHI_EXE, "run", "--ic", "plummer", "-n", "64", "--dt", "0.01", "--solver",
           "direct", "--t-end", "100", "--output-every", "0.05", "--out", s.c_str(),
           static_cast<char*>(nullptr));
@@ -698,6 +730,11 @@ TEST(IoRun, ASignalIgnoredAtTheStartStaysIgnored) {
   EXPECT_EQ(test::read_all(slog).find("stopped by signal"), std::string::npos)
       << test::read_all(slog);
   EXPECT_EQ(state(read_hdf5_snapshot(s + "/checkpoint.hdf5"), "time"), 100.0);
+  // An ignored SIGINT is said at the start, with the signal that stops the run.
+  EXPECT_NE(test::read_all(slog).find("note: SIGINT is ignored (inherited, as by a script's "
+                                      "background job): stop the run with SIGTERM"),
+            std::string::npos)
+      << test::read_all(slog);
 }
 
 TEST(IoRun, GalaxyUnitsGiveAnEquilibriumModelWithPhysicalG) {
