@@ -1327,6 +1327,7 @@ TEST(Cli, OptionErrorsAreOneLineAndNameTheOption) {
       // and failed a later restart; the radius was said unused, then refused without its value).
       {"run --render-resolution 0 --out " + o, "--render-resolution: value 0"},
       {"analyze " + x + " --disk-rmax -5", "option --disk-rmax: value -5 (must be >= 0)"},
+      {"analyze " + x + " --csv " + o + ".hdf5", "the table is written as CSV (name the file"},
   };
   for (const auto& [args, needle] : cases) {
     const Result r = hoshi(args, d);

@@ -212,9 +212,15 @@ TEST(IoRun, RestartsOfAContinuedRunOffTheGridKeepItsTimes) {
   const std::string run = "run -n 64 --solver direct --dt 0.1 --output-every 0.05 --quiet ";
   ASSERT_EQ(hoshi(run + "--t-end 0.505 --out " + a, log), 0) << test::read_all(log);
   std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
+  // A continuation off the grid is said; one on the grid it continued on is not.
+  const std::string note = "note: t = 0.505 is off the step grid of the run (--dt 0.1;";
   ASSERT_EQ(hoshi("run --restart " + a + " --t-end 2.5", log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find(note), std::string::npos) << test::read_all(log);
   ASSERT_EQ(hoshi("run --restart " + b + " --t-end 1.005", log), 0) << test::read_all(log);
+  EXPECT_NE(test::read_all(log).find(note), std::string::npos) << test::read_all(log);
   ASSERT_EQ(hoshi("run --restart " + b + " --t-end 2.5", log), 0) << test::read_all(log);
+  EXPECT_EQ(test::read_all(log).find("is off the step grid"), std::string::npos)
+      << test::read_all(log);
   const SnapshotData ca = read_hdf5_snapshot(a + "/checkpoint.hdf5");
   const SnapshotData cb = read_hdf5_snapshot(b + "/checkpoint.hdf5");
   expect_same_particles(ca.particles, cb.particles);

@@ -270,6 +270,13 @@ int cmd_analyze(int argc, char** argv) {
   };
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
+    // The table is CSV: a snapshot's or an image's name would hold CSV (as forces refuses).
+    std::string ext = std::filesystem::path(csv_path).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const auto format = io::format_from_extension(csv_path);
+    if ((format && *format != io::SnapshotFormat::csv) || ext == ".png")
+      throw std::invalid_argument("--csv " + csv_path +
+                                  ": the table is written as CSV (name the file *.csv)");
     // A table inside the --profiles directory this command creates ("--profiles prof --csv
     // prof/a.csv" was refused: "directory prof does not exist"): nothing there to replace.
     std::error_code ec;

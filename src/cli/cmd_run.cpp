@@ -2139,6 +2139,15 @@ int run_command(int argc, char** argv, ValueSources& sources) {
     if (restart)
       std::cout << "continuing from " << restart_dir << "/" << kCheckpointName << " at step "
                 << start.step << ", t = " << start.time << "\n";
+    // Said (an audit: the grid moved without a word, and an extended run was no longer the
+    // uninterrupted one).
+    if (restart && !(cfg.eta > 0) && cfg.dt > 0 && start_off_grid(start, cfg.dt))
+      std::cout << "note: t = " << number_text(start.time) << " is off the step grid of the run "
+                << "(--dt " << number_text(cfg.dt)
+                << "; it ended between two steps at its --t-end, or --dt changed): the steps go on "
+                   "from here, t = "
+                << number_text(start.time)
+                << " + k dt, so times and states differ from a run that never stopped\n";
     say_force_changes();
     std::cout << "parameters:";
     int col = 11;

@@ -229,6 +229,15 @@ class Stepper {
 
 }  // namespace
 
+bool on_step_grid(const RunStart& s, double dt, double time_base, std::size_t step_base) {
+  return s.step >= step_base && s.time == time_base + static_cast<double>(s.step - step_base) * dt;
+}
+
+bool start_off_grid(const RunStart& s, double dt) {
+  if (std::isfinite(s.time_base) && on_step_grid(s, dt, s.time_base, s.step_base)) return false;
+  return !on_step_grid(s, dt, 0.0, 0);
+}
+
 RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log) {
   validate(cfg);
   require_valid_particles(p, "initial conditions");
@@ -313,13 +322,10 @@ RunResult run_simulation(ParticleSet& p, const RunConfig& cfg, std::ostream* log
   double t_base = 0.0;
   std::size_t step_base = 0;
   if (start) {
-    const auto on_grid = [&](double tb, std::size_t sb) {
-      return start->step >= sb &&
-             start->time == tb + static_cast<double>(start->step - sb) * fixed_dt;
-    };
-    if (std::isfinite(start->time_base) && on_grid(start->time_base, start->step_base))
+    if (std::isfinite(start->time_base) &&
+        on_step_grid(*start, fixed_dt, start->time_base, start->step_base))
       t_base = start->time_base, step_base = start->step_base;
-    else if (!on_grid(0.0, 0))
+    else if (!on_step_grid(*start, fixed_dt, 0.0, 0))
       t_base = start->time, step_base = start->step;
   }
   std::size_t steps_at_last_line = step;

@@ -41,6 +41,13 @@ struct RunStart {
   double step_outgrown_dt = 0;
 };
 
+// Whether a continued run's time is on the fixed step grid t = time_base + (step - step_base) dt.
+bool on_step_grid(const RunStart& s, double dt, double time_base, std::size_t step_base);
+// Whether a continued fixed-step run's time is off both the grid its checkpoint records and
+// t = step dt (the run it continues ended with a short step at its --t-end, or dt changed): it
+// then counts its steps from its own time, t = time + k dt.
+bool start_off_grid(const RunStart& s, double dt);
+
 // What an observer sees after each step (and once before the first).
 struct RunProgress {
   std::size_t step = 0;
