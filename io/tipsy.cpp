@@ -229,9 +229,7 @@ TipsyData read_tipsy(const std::string& path) {
       throw_bad_field(units_file, k, "'" + text.substr(0, 40) + "'",
                       "the tipsy units must be finite decimal numbers > 0");
     std::optional<double>& slot = k == "dKpcUnit" ? kpc : msol;
-    if (slot)
-      throw_bad_field(units_file, k, text,
-                      "given twice: also " + number_text(*slot));
+    if (slot) throw_bad_field(units_file, k, text, "given twice: also " + number_text(*slot));
     slot = v;
   }
   if (param.bad())
