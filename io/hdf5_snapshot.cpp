@@ -599,6 +599,7 @@ ParamList read_parameters(hid_t f, const char* group, const std::string& file) {
 
 // Reads one file of a snapshot into `out`; returns NumFilesPerSnapshot.
 std::uint64_t read_one_file(const std::string& file, SnapshotData& out, bool first) {
+  const Hdf5CrashGuard crash(file);  // a member of a set named as itself
   Handle f(H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!f.valid())
     throw_bad_field(file, "file", "unreadable", "not an HDF5 file, or truncated or corrupt");

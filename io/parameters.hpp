@@ -25,6 +25,10 @@ struct GadgetSoftening {
   std::string code;  // "Gadget-4" or "AREPO"
   std::optional<double> eps;
   std::string text;
+  // A value that is not a number >= 0 (a class not an integer 0..63): the one-line error
+  // "FILE: field F: value V (why)", raised where the softening would be taken (a bad value
+  // blocked every command on the file, --softening given or not); then no eps.
+  std::string error;
 };
 
 // "1000", "0.5", "plummer": the value as text, doubles with 17 significant digits.

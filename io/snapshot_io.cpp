@@ -155,7 +155,7 @@ LoadedSnapshot load_snapshot(const std::string& path) {
       // A units file named after the stem (d.param for d.tipsy) is not this file's (a ChaNGa
       // RUN.param is a whole run's settings); said, as its units were silently not taken (an
       // audit: masses 43007 times off after a conversion).
-      if (!d.units_known) {
+      if (!d.units_known && d.units_note.empty()) {  // (a units file found says its own note)
         const std::filesystem::path stem = std::filesystem::path(path).replace_extension(".param");
         std::error_code ec;
         if (stem.string() != path + ".param" && std::filesystem::is_regular_file(stem, ec))
@@ -194,6 +194,18 @@ std::string spoken_list(const std::vector<std::string>& items) {
     out += (k == 0 ? "" : k + 1 == items.size() ? " and " : ", ") + items[k];
   return out;
 }
+// Appends `item` to the list of `key` in `groups` (in first-seen order), or a new group.
+template <class K>
+void add_to(std::vector<std::pair<K, std::vector<std::string>>>& groups, const K& key,
+            const std::string& item) {
+  const auto g =
+      std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == key; });
+  if (g == groups.end())
+    groups.push_back({key, {item}});
+  else
+    g->second.push_back(item);
+}
+
 // "A, B, C".
 std::string joined(const std::vector<std::string>& items) {
   std::string out;
@@ -237,67 +249,63 @@ std::optional<GadgetSoftening> gadget_softening(const ParamList& params,
     const bool comoving = on && to_number(*on).value_or(0) != 0;
     GadgetSoftening out;
     out.code = sc.code;
-    std::vector<std::pair<double, std::vector<std::string>>> by_eps;  // in type order
-    std::vector<std::pair<std::string, std::vector<std::string>>> from;
-    for (std::size_t t = 0; t < loaded.size(); ++t) {
-      if (loaded[t] == 0) continue;
-      const std::string type = "PartType" + std::to_string(t);
-      const std::string of_type = sc.of_type + std::to_string(t);
-      const std::optional<double> c = number(of_type, true);
-      if (!c) {
-        out.text = std::string(sc.code) + " softening classes without " + of_type +
-                   " for the particles of " + type;
-        return out;
-      }
-      const std::string cls = std::to_string(static_cast<int>(*c));
-      const std::string key = sc.comoving + cls;
-      const std::optional<double> eps_c = number(key, false);
-      if (!eps_c) {
-        out.text = std::string(sc.code) + " softening classes without " + key + " for " + type;
-        return out;
-      }
-      double eps = *eps_c;
-      std::string source = std::string(sc.code) + "'s " + key;
-      if (comoving) {  // Gadget-4 (set_softenings): comoving, at most max_phys physical
-        const std::string max_key = sc.max_phys + cls;
-        const std::optional<double> max_phys = number(max_key, false);
-        if (!max_phys || !(time > 0)) {
-          out.text = std::string(sc.code) + " comoving run without " +
-                     (max_phys ? "a scale factor > 0 (Time " + number_text(time) + ")"
-                               : max_key + " for " + type);
+    try {
+      std::vector<std::pair<double, std::vector<std::string>>> by_eps;  // in type order
+      std::vector<std::pair<std::string, std::vector<std::string>>> from;
+      for (std::size_t t = 0; t < loaded.size(); ++t) {
+        if (loaded[t] == 0) continue;
+        const std::string type = "PartType" + std::to_string(t);
+        const std::string of_type = sc.of_type + std::to_string(t);
+        const std::optional<double> c = number(of_type, true);
+        if (!c) {
+          out.text = std::string(sc.code) + " softening classes without " + of_type +
+                     " for the particles of " + type;
           return out;
         }
-        if (eps * time > *max_phys) {
-          eps = *max_phys / time;
-          source = std::string(sc.code) + "'s " + max_key + " / a (" + number_text(*max_phys) +
-                   " / " + number_text(time) + ")";
+        const std::string cls = std::to_string(static_cast<int>(*c));
+        const std::string key = sc.comoving + cls;
+        const std::optional<double> eps_c = number(key, false);
+        if (!eps_c) {
+          out.text = std::string(sc.code) + " softening classes without " + key + " for " + type;
+          return out;
         }
+        double eps = *eps_c;
+        std::string source = std::string(sc.code) + "'s " + key;
+        if (comoving) {  // Gadget-4 (set_softenings): comoving, at most max_phys physical
+          const std::string max_key = sc.max_phys + cls;
+          const std::optional<double> max_phys = number(max_key, false);
+          if (!max_phys || !(time > 0)) {
+            out.text = std::string(sc.code) + " comoving run without " +
+                       (max_phys ? "a scale factor > 0 (Time " + number_text(time) + ")"
+                                 : max_key + " for " + type);
+            return out;
+          }
+          if (eps * time > *max_phys) {
+            eps = *max_phys / time;
+            source = std::string(sc.code) + "'s " + max_key + " / a (" + number_text(*max_phys) +
+                     " / " + number_text(time) + ")";
+          }
+        }
+        add_to(by_eps, eps, type);
+        add_to(from, source, type);
       }
-      auto e =
-          std::find_if(by_eps.begin(), by_eps.end(), [&](const auto& x) { return x.first == eps; });
-      if (e == by_eps.end())
-        by_eps.push_back({eps, {type}});
-      else
-        e->second.push_back(type);
-      auto f =
-          std::find_if(from.begin(), from.end(), [&](const auto& x) { return x.first == source; });
-      if (f == from.end())
-        from.push_back({source, {type}});
-      else
-        f->second.push_back(type);
-    }
-    if (by_eps.empty()) return std::nullopt;  // no particles (the loader refuses the file)
-    if (by_eps.size() == 1) {
-      out.eps = by_eps.front().first;
-      std::vector<std::string> said;
-      for (const auto& [source, types] : from)
-        said.push_back(source + " for " + spoken_list(types));
-      out.text = spoken_list(said);
-    } else {
-      std::vector<std::string> said;
-      for (const auto& [eps, types] : by_eps)
-        said.push_back(spoken_list(types) + " " + number_text(eps));
-      out.text = std::string(sc.code) + " softenings by type: " + joined(said);
+      if (by_eps.empty()) return std::nullopt;  // no particles (the loader refuses the file)
+      if (by_eps.size() == 1) {
+        out.eps = by_eps.front().first;
+        std::vector<std::string> said;
+        for (const auto& [source, types] : from)
+          said.push_back(source + " for " + spoken_list(types));
+        out.text = spoken_list(said);
+      } else {
+        std::vector<std::string> said;
+        for (const auto& [eps, types] : by_eps)
+          said.push_back(spoken_list(types) + " " + number_text(eps));
+        out.text = std::string(sc.code) + " softenings by type: " + joined(said);
+      }
+    } catch (const std::invalid_argument& e) {  // raised where the softening would be taken
+      out.eps.reset();
+      out.error = e.what();
+      out.text = std::string(sc.code) + " softening classes with a bad value";
     }
     return out;
   }

@@ -60,9 +60,9 @@ LoadedSnapshot load_snapshot(const std::string& path);
 // is the softening where every loaded type has the same one, and `text` says where it came from
 // ("Gadget-4's SofteningComovingClass1 for PartType1 and PartType2") or why none was taken
 // ("PartType1 0.044, PartType2 0.1": a softening per type, and hoshi takes one for all;
-// io::GadgetSoftening, io/parameters.hpp). A
-// value that is not a number >= 0 (a class that is not an integer 0..63) throws
-// std::invalid_argument naming `path` and the field.
+// io::GadgetSoftening, io/parameters.hpp). A value that is not a number >= 0 (a class that is
+// not an integer 0..63) gives no eps and `error`, "PATH: field F: value V (why)", which the
+// commands raise only where they would take the softening (not with --softening).
 std::optional<GadgetSoftening> gadget_softening(const ParamList& params,
                                                 const std::vector<std::uint64_t>& loaded,
                                                 double time, const std::string& path);

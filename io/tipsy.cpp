@@ -217,7 +217,7 @@ TipsyData read_tipsy(const std::string& path) {
                                                                  : "";
     if (unit.empty()) continue;  // another parameter (a ChaNGa .param holds many)
     if (k != unit || eq == std::string::npos)
-      throw_bad_field(units_file, unit, "'" + line.substr(0, 40) + "'",
+      throw_bad_field(units_file, unit, "'" + line + "'",
                       "a unit is given as " + unit + " = VALUE");
     std::string text = line.substr(eq + 1);
     text.erase(0, text.find_first_not_of(" \t\r"));
@@ -226,10 +226,11 @@ TipsyData read_tipsy(const std::string& path) {
     const double v = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0) ||
         text.find_first_of("xX") != std::string::npos)
-      throw_bad_field(units_file, k, "'" + text.substr(0, 40) + "'",
+      throw_bad_field(units_file, k, "'" + text + "'",
                       "the tipsy units must be finite decimal numbers > 0");
     std::optional<double>& slot = k == "dKpcUnit" ? kpc : msol;
-    if (slot) throw_bad_field(units_file, k, text, "given twice: also " + number_text(*slot));
+    if (slot)
+      throw_bad_field(units_file, k, "'" + text + "'", "given twice: also " + number_text(*slot));
     slot = v;
   }
   if (param.bad())

@@ -1278,6 +1278,9 @@ TEST(Cli, OutputsNeverReplaceTheirInputs) {
   EXPECT_FALSE(fs::exists(d / "prof"));
   EXPECT_NE(hoshi("forces " + in + " --out f.hdf5", d).err.find("written as CSV"),
             std::string::npos);
+  // .dat, a common name of a text table (and of Gadget files), is taken.
+  EXPECT_EQ(hoshi("forces " + in + " --out " + (d / "f.dat").string(), d).status, 0);
+  EXPECT_TRUE(fs::exists(d / "f.dat"));
   // tipsy's units file cannot be written: the particles are not written either.
   fs::create_directories(d / "x.tipsy.param");
   EXPECT_EQ(hoshi("ic -n 100 --out " + (d / "x.tipsy").string(), d).status, 2);

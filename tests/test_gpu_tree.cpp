@@ -224,14 +224,16 @@ TEST(CudaTree, ListsOccupancyVariantsMatchTheListsKernel) {
     // moves ~1e-4 of the counts): the other tests' 1e-3.
     EXPECT_NEAR(static_cast<double>(s.pp), static_cast<double>(sb.pp), 1e-3 * sb.pp + 1);
     EXPECT_NEAR(static_cast<double>(s.pc), static_cast<double>(sb.pc), 1e-3 * sb.pc + 1);
-    std::size_t differ = 0;
+    // The targets whose interaction set a flipped decision changed (as many as the counts
+    // allow, a few per thousand) differ by a multipole error; every other one within rounding.
+    std::size_t differ = 0, over = 0;
     for (std::size_t i = 0; i < q.size(); ++i) {
       const double tol = (std::ldexp(1.0, -19) + 8 * std::sqrt(n) * std::ldexp(1.0, -24)) * s1[i];
       differ += q.ax[i] != base.ax[i] || q.pot[i] != base.pot[i];
-      ASSERT_NEAR(q.ax[i], base.ax[i], tol) << i;
-      ASSERT_NEAR(q.ay[i], base.ay[i], tol) << i;
-      ASSERT_NEAR(q.az[i], base.az[i], tol) << i;
+      over += std::abs(q.ax[i] - base.ax[i]) > tol || std::abs(q.ay[i] - base.ay[i]) > tol ||
+              std::abs(q.az[i] - base.az[i]) > tol;
     }
+    EXPECT_LE(over, q.size() / 200) << "targets beyond rounding of the lists kernel's forces";
     // Expected 0: report it, for the record of whether ptxas contracted differently.
     RecordProperty(k == GroupKernelScope::lists7 ? "lists7_targets_not_bit_equal"
                                                  : "lists8_targets_not_bit_equal",

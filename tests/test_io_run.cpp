@@ -1125,6 +1125,13 @@ TEST(IoRun, GadgetRunsSofteningIsTakenAndKeptOnConversion) {
   ASSERT_NE(find_param(k.info.parameters, "kernel"), nullptr);
   EXPECT_EQ(to_string(*find_param(k.info.parameters, "kernel")), "spline");
   EXPECT_DOUBLE_EQ(k.particles.x[0], make_plummer(200, 5).x[0] * l);
+  // A bad class value is an error where the softening would be taken, not with --softening.
+  test::set_hdf5_double(g, "Parameters", "SofteningComovingClass0", -1);
+  EXPECT_EQ(hoshi(forces + dir.file("d.csv"), log), 2);
+  EXPECT_NE(test::read_all(log).find(g + ": field /Parameters/SofteningComovingClass0: value -1"),
+            std::string::npos)
+      << test::read_all(log);
+  EXPECT_EQ(hoshi(forces + dir.file("d.csv") + " --softening 0.05", log), 0) << test::read_all(log);
 }
 
 // hoshi ic had no --units or -G: a galaxy-units model (what hoshi run --units galaxy starts
@@ -1826,7 +1833,7 @@ TEST(IoRun, RestartRefusesWhatItCannotHonour) {
   EXPECT_EQ(hoshi("run --restart " + a + " --t-end 0.25 --snapshot-every 0.25", log), 2);
   EXPECT_NE(test::read_all(log).find("mkdir NEW && cp " + a +
                                      "/checkpoint.hdf5 NEW/ && hoshi run --restart NEW "
-                                     "--snapshot-every 0.25)"),
+                                     "--t-end 0.25 --snapshot-every 0.25)"),
             std::string::npos)
       << test::read_all(log);
   const std::string c = dir.file("C");

@@ -270,13 +270,7 @@ int cmd_analyze(int argc, char** argv) {
   };
   if (r.count("csv")) {
     csv_path = r["csv"].as<std::string>();
-    // The table is CSV: a snapshot's or an image's name would hold CSV (as forces refuses).
-    std::string ext = std::filesystem::path(csv_path).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto format = io::format_from_extension(csv_path);
-    if ((format && *format != io::SnapshotFormat::csv) || ext == ".png")
-      throw std::invalid_argument("--csv " + csv_path +
-                                  ": the table is written as CSV (name the file *.csv)");
+    require_csv_name(csv_path, "--csv", "table is");
     // A table inside the --profiles directory this command creates ("--profiles prof --csv
     // prof/a.csv" was refused: "directory prof does not exist"): nothing there to replace.
     std::error_code ec;
@@ -359,6 +353,7 @@ int cmd_analyze(int argc, char** argv) {
   std::vector<std::string> without_G;     // snapshots with neither units nor G, for the note
   std::vector<std::string> without_time;  // CSV files: no time to show (their rows say 0)
   std::vector<std::string> without_eps;   // --bound: snapshots that record no softening
+  std::string last_gadget_note;           // --bound: the softenings by type last said
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = files[file];
     // The snapshot's time as its file records it (HDF5, tipsy, Gadget; 0 for CSV), in the
@@ -397,9 +392,12 @@ int cmd_analyze(int argc, char** argv) {
                     << said << "; --softening overrides)\n";
         last_softening_note = said;
       } else if (!softening_given(r) && s.gadget_softening) {  // a softening per type
-        std::cerr << "hoshi analyze: note: " << no_recorded_softening(path, s.gadget_softening)
-                  << ": the bound mass is that of the unsoftened potential (--softening sets "
-                     "one)\n";
+        // Said for the first snapshot and again whenever a later one records others.
+        if (s.gadget_softening->text != last_gadget_note)
+          std::cerr << "hoshi analyze: note: " << no_recorded_softening(path, s.gadget_softening)
+                    << ": the bound mass is that of the unsoftened potential (--softening sets "
+                       "one)\n";
+        last_gadget_note = s.gadget_softening->text;
       } else if (!softening_given(r)) {
         without_eps.push_back(path);
       } else if (const std::string kernel =

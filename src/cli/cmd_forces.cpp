@@ -38,13 +38,7 @@ int cmd_forces(int argc, char** argv) {
     throw std::invalid_argument("missing INPUT file (see hoshi forces --help)");
   if (!r.count("out")) throw std::invalid_argument("missing --out FILE.csv");
   const std::string out = r["out"].as<std::string>();
-  // The forces are a CSV table: a snapshot's or an image's name would hold CSV.
-  std::string ext = std::filesystem::path(out).extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const auto format = io::format_from_extension(out);
-  if ((format && *format != io::SnapshotFormat::csv) || ext == ".png")
-    throw std::invalid_argument("--out " + out +
-                                ": the forces are written as CSV (name the file *.csv)");
+  require_csv_name(out, "--out", "forces are");
   require_new_output(out, flag(r, "overwrite"), "--out", {r["input"].as<std::string>()});
   SolverConfig cfg = solver_config(r, /*softening_auto=*/true);
   apply_threads(r);

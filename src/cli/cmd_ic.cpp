@@ -151,6 +151,10 @@ int cmd_ic(int argc, char** argv) {
       info.parameters.emplace_back("softening", *g->eps);
       if (!io::find_param(info.parameters, "kernel"))
         info.parameters.emplace_back("kernel", std::string("spline"));
+    } else if (g && !g->eps) {
+      std::cerr << "hoshi ic: note: "
+                << no_recorded_softening(r["ic"].as<std::string>(), info.gadget_softening)
+                << ": the converted file records none\n";
     }
     set_file_units(r, p, info);
   }

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <csignal>
@@ -52,6 +54,18 @@ constexpr const char* kTipsyUnitsName = io::kTipsyRunUnitsName;
 constexpr std::pair<const char*, const char*> kGadgetLayoutBefore[] = {
     {"gadget-precision", "double"}, {"gadget-ids", "64"}};
 
+// A word as a shell reads it: as it is when it holds only characters no shell treats
+// specially, else in single quotes (a path with a space in a suggested command).
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && std::all_of(w.begin(), w.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::strchr("_./-+=:,@%", c) != nullptr;
+  });
+  if (plain) return w;
+  std::string out = "'";
+  for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // ---- signals: finish the step, checkpoint, exit ------------------------------------------
 
 volatile std::sig_atomic_t g_stop_signal = 0;
@@ -70,10 +84,12 @@ extern "C" void on_stop_signal(int sig) {
   // Said at once (a step of a large run may take minutes, and nothing showed the signal had
   // been taken): write(2) is async-signal-safe. Not for a closed pipe, which nothing reads.
   if (g_stop_signal == 0 && sig != SIGPIPE) {
+    const int saved_errno = errno;  // the interrupted code may read it next
     constexpr char kSaid[] =
         "\nhoshi run: stopping after this step, with a checkpoint (a second signal stops at "
         "once, without one)\n";
     [[maybe_unused]] const auto n = ::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+    errno = saved_errno;
   }
   if (g_stop_signal == 0) g_stop_signal = sig;
   // A second signal ends the process at once, whichever of them it is (an INT after a TERM
@@ -111,6 +127,7 @@ class SignalGuard {
   // SIGINT was ignored when the run started (a background job of a script inherits that), so
   // Ctrl-C or kill -INT does nothing.
   bool interrupt_ignored() const { return !g_caught[0] && old_[0].sa_handler == SIG_IGN; }
+  bool terminate_caught() const { return g_caught[1] != 0; }  // SIGTERM
 
  private:
   struct sigaction old_[std::size(kStopSignals)]{};
@@ -1922,8 +1939,9 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                             : std::string("the run's interval"))
         << "; to change it, continue a copy of the checkpoint in a directory of its own, which "
            "keeps the run's time and settings (mkdir NEW && cp "
-        << restart_dir << "/" << kCheckpointName << " NEW/ && hoshi run --restart NEW --" << key
-        << " " << r[key].as<std::string>() << ")";
+        << shell_word(restart_dir + "/" + kCheckpointName) << " NEW/ && hoshi run --restart NEW"
+        << (r.count("t-end") ? " --t-end " + shell_word(r["t-end"].as<std::string>()) : "") << " --"
+        << key << " " << shell_word(r[key].as<std::string>()) << ")";
       // (The advice was a new run from the checkpoint, --ic: it starts at t = 0 with the default
       // softening and step, and into this directory only with --overwrite, which removes the
       // run's outputs; an audit.)
@@ -2141,7 +2159,7 @@ int run_command(int argc, char** argv, ValueSources& sources) {
                 << start.step << ", t = " << start.time << "\n";
     // Said (an audit: the grid moved without a word, and an extended run was no longer the
     // uninterrupted one).
-    if (restart && !(cfg.eta > 0) && cfg.dt > 0 && start_off_grid(start, cfg.dt))
+    if (restart && !(cfg.eta > 0) && !dt_auto && cfg.dt > 0 && start_off_grid(start, cfg.dt))
       std::cout << "note: t = " << number_text(start.time) << " is off the step grid of the run "
                 << "(--dt " << number_text(cfg.dt)
                 << "; it ended between two steps at its --t-end, or --dt changed): the steps go on "
@@ -2227,9 +2245,13 @@ int run_command(int argc, char** argv, ValueSources& sources) {
   RunResult res;
   SignalGuard signals;  // to the end: the closing lines too
   if (signals.interrupt_ignored() && !cfg.quiet)
-    std::cout << "note: SIGINT is ignored (inherited, as by a script's background job): stop "
-                 "the run with SIGTERM (kill PID), which also ends it after a step with a "
-                 "checkpoint\n";
+    std::cout << (signals.terminate_caught()
+                      ? "note: SIGINT is ignored (inherited, as by a script's background job): "
+                        "stop the run with SIGTERM (kill PID), which also ends it after a step "
+                        "with a checkpoint\n"
+                      : "note: SIGINT and SIGTERM are ignored (inherited): the run stops at its "
+                        "--t-end, or at once by SIGKILL (kill -9 PID) without a checkpoint "
+                        "(--checkpoint-every keeps one)\n");
   {
     res = run_simulation(p, cfg, outputs.progress_bar ? nullptr : &std::cout);
     outputs.finish_display();

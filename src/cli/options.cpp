@@ -710,6 +710,7 @@ std::string take_recorded_softening(const cxxopts::ParseResult& r, const io::Par
   if (softening_given(r)) return "";
   const io::ParamValue* e = io::find_param(params, "softening");
   const std::optional<double> eps = e ? io::to_number(*e) : std::nullopt;
+  if (!e && gadget && !gadget->error.empty()) throw std::invalid_argument(gadget->error);
   if (e && !eps)  // text ("0.05x"): it read as none, and the forces were unsoftened (an audit)
     throw std::invalid_argument(path + ": field /Parameters/softening: value '" +
                                 io::to_string(*e) + "' (not a number; give --softening)");
@@ -770,6 +771,18 @@ std::string take_recorded_kernel(const cxxopts::ParseResult& r, const io::ParamL
          (recorded ? " records the kernel " + to_string(c.softening)
                    : " is a " + gadget->code + " run's, whose kernel is the spline") +
          ", which --softening " + number_text(c.eps) + " is taken with (--kernel overrides)";
+}
+
+void require_csv_name(const std::string& path, const std::string& option, const std::string& what) {
+  // Only the names no text file has: .dat, .bin and .std (Gadget's and tipsy's too) are common
+  // names of text tables.
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const auto format = io::format_from_extension(path);
+  if ((format == io::SnapshotFormat::hdf5) ||
+      (ext == ".png" || ext == ".tipsy" || ext == ".gadget" || ext == ".g1" || ext == ".g2"))
+    throw std::invalid_argument(option + " " + path + ": the " + what +
+                                " written as CSV (name the file *.csv)");
 }
 
 void require_distinct_positions_in(const ParticleSet& p, double eps, const std::string& file) {

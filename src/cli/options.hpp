@@ -113,6 +113,11 @@ bool is_model(const std::string& ic);
 // sphere, faster, with -G 2); tipsy files are in G = 1 units of their own.
 void scale_velocities_to_G(ParticleSet& p, double G, double G_made = 1.0);
 
+// A CSV output named as a snapshot or an image (x.hdf5, x.png, x.tipsy, x.gadget; not .dat,
+// .bin or .std, common names of text tables) would hold CSV under that name:
+// std::invalid_argument "OPTION PATH: the WHAT is written as CSV (name the file *.csv)".
+void require_csv_name(const std::string& path, const std::string& option, const std::string& what);
+
 // The softening a particle file's run recorded (/Parameters softening and kernel), for the
 // commands that take a file's particles and a softening (analyze --bound, accuracy --ic FILE):
 // `c`'s eps and kernel replaced by the recorded ones unless --softening (--kernel) is given in
