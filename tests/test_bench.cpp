@@ -222,7 +222,7 @@ TEST(Bench, AFailedWriteToStandardOutputIsAFailure) {
 // pipe whose reading end is closed before the command starts, so its first write fails.
 TEST(Bench, AClosedPipeStillWritesTheCsvFiles) {
   const fs::path dir = scratch_dir("bench_pipe");
-  for (const std::string args :
+  for (const std::string& args :
        {"bench -n 200,300,400 --repeat 1 --peak-gflops 1 --csv " + (dir / "b.csv").string(),
         "accuracy -n 2000 --targets 100 --theta 0.4,0.6,0.8 --csv " + (dir / "a.csv").string() +
             " --errors " + (dir / "e.csv").string()}) {
